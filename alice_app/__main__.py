@@ -1,0 +1,5 @@
+import sys
+
+from alice_app.cli import main
+
+sys.exit(main())

@@ -1,0 +1,124 @@
+"""Model commands: `hunt` (play episodes, bank failures) and `eval` (held-out accuracy).
+
+    python -m alice_app hunt --episodes 50 --families negation_arithmetic false_claim
+    python -m alice_app hunt --episodes 200 --strategy mutate --db /tmp/alice.db
+    python -m alice_app eval --n-per-cell 10 --json
+    python -m alice_app eval --adapter data/runs/3/adapter
+
+The policy is the configured one (the embedded SmolLM2 unless MODEL_NAME / API_BASE_URL say
+otherwise); loading it takes a few seconds, converting the embedded GGUF once takes ~30 s.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from alice_app.config import HELD_OUT_SEED_START, Settings
+
+
+def register(subparsers) -> None:
+    hunt = subparsers.add_parser("hunt", help="play 5-turn episodes with the policy and bank its failures")
+    hunt.add_argument("--episodes", type=int, required=True, help="how many episodes to play")
+    hunt.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
+    hunt.add_argument("--families", nargs="+", help="only these families (default: the curriculum picks)")
+    hunt.add_argument("--strategy", choices=("random", "mutate"), default="random",
+                      help="random: curriculum picks; mutate: adversarial search around known failures")
+    hunt.add_argument("--seed", type=int, default=0, help="seeds every choice, so a hunt can be replayed")
+    hunt.add_argument("--batch-size", type=int, default=8, help="episodes played side by side")
+    hunt.add_argument("--max-tokens", type=int, default=64, help="longest answer per turn")
+    hunt.set_defaults(func=run_hunt_command)
+
+    ev = subparsers.add_parser("eval", help="accuracy per family x level on held-out seeds (greedy, first attempt)")
+    ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ev.add_argument("--n-per-cell", type=int, default=20, help="tasks per family x level")
+    ev.add_argument("--adapter", help="a PEFT (LoRA) adapter folder to load on the base model")
+    ev.add_argument("--families", nargs="+", help="default: every ALICE family (not reasoning-gym ones)")
+    ev.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START, help="first held-out seed")
+    ev.add_argument("--max-tokens", type=int, default=64, help="longest answer per task")
+    ev.set_defaults(func=run_eval_command)
+
+
+def run_hunt_command(args) -> int:
+    from alice_app.hunt import archive_rows, axis_rows, check_hunt_args, run_hunt, summary_rows
+    from alice_app.services import Services
+
+    check_hunt_args(args.episodes, args.families, args.strategy, args.batch_size)  # before the model loads
+    settings = Settings.from_env()
+    if args.db:
+        settings = settings.with_overrides(db_path=Path(args.db))
+    services = Services.from_settings(settings)
+    try:
+        with _model_errors():
+            report = run_hunt(services.policy, services, args.episodes, args.families, args.strategy,
+                              seed=args.seed, batch_size=args.batch_size, max_tokens=args.max_tokens,
+                              progress=True)
+    finally:
+        services.close()
+    print(f"\n{len(report.results)} episodes with {report.model_id}; "
+          f"{report.failures} failures banked in {settings.db_path}\n")
+    print(format_table(summary_rows(report)))
+    if report.archive is not None:
+        print("\nQuality-diversity archive (family x level x failure mode):\n")
+        print(format_table(archive_rows(report.archive), clip=60) if report.archive.cells else "(empty)")
+        print("\nMutation axes (how often a mutant of a failure still fails):\n")
+        print(format_table(axis_rows(report.archive)))
+    return 0
+
+
+def run_eval_command(args) -> int:
+    from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate, mean_accuracy
+    from alice_app.models.factory import build_policy
+
+    settings = Settings.from_env()
+    families = args.families or default_families()
+    check_eval_args(families, LEVELS, args.n_per_cell, args.seed_start)  # before the model loads
+    with _model_errors():
+        policy = build_policy(settings, adapter=args.adapter)
+        table = evaluate(policy, families, args.n_per_cell, args.seed_start, max_tokens=args.max_tokens,
+                         progress=not args.json)
+    seeds = [args.seed_start, args.seed_start + args.n_per_cell - 1]
+    if args.json:
+        print(json.dumps({"model": policy.model_id, "seed_range": seeds, "n_per_cell": args.n_per_cell,
+                          "accuracy": table}, indent=2))
+        return 0
+    print(f"\n{policy.model_id}: greedy first attempts, {args.n_per_cell} tasks per cell, "
+          f"held-out seeds {seeds[0]}..{seeds[1]}\n")
+    rows = [{"family": family, **{level: f"{acc:.2f}" for level, acc in cells.items()}}
+            for family, cells in table.items()]
+    print(format_table(rows))
+    print(f"\nmean accuracy: {mean_accuracy(table):.3f}")
+    return 0
+
+
+@contextmanager
+def _model_errors() -> Iterator[None]:
+    """A missing model or a failing endpoint is not a usage error: one clear line, exit code 1."""
+    from alice_app.models.base import BackendError
+    from alice_app.models.loader import ModelNotFoundError
+
+    try:
+        yield
+    except (ModelNotFoundError, BackendError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def format_table(rows: Sequence[dict], clip: int = 0) -> str:
+    """A plain fixed-width table; ``clip`` shortens long cells (prompts) to that many characters."""
+    if not rows:
+        return "(no rows)"
+    columns = list(rows[0])
+    cells = [[_cell(row.get(column), clip) for column in columns] for row in rows]
+    widths = [max(len(column), *(len(r[i]) for r in cells)) for i, column in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    return "\n".join(lines)
+
+
+def _cell(value, clip: int) -> str:
+    text = " ".join(str(value).split()) if value is not None else "-"
+    return text[: clip - 1] + "…" if clip and len(text) > clip else text

@@ -1,0 +1,255 @@
+"""Hunting: the policy plays full 5-turn episodes and every failure is banked.
+
+Episodes run with continuous batching: ``batch_size`` environments are live at once, each turn is
+one ``policy.generate`` call for all of them, and a finished episode's slot starts the next one.
+The environment (not this module) writes failures to the bank and outcomes to the curriculum.
+
+Two strategies choose what to play:
+- ``random``: the curriculum's pick (weighted toward families near 50% accuracy) at each
+  family's current level, on fresh training seeds;
+- ``mutate``: an adversarial search in the spirit of Rainbow Teaming. Known failures (the bank,
+  then the archive) are mutated along one axis (negation form, distractors, operand size, clause
+  position); a mutant that still fails enters a quality-diversity archive keyed by
+  (family, level, failure mode) when it fails at least as hard as the cell's incumbent. The
+  per-axis survival rate maps the boundary of each failure mode.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from random import Random
+from typing import Callable, Iterator, Sequence
+
+from alice_app.config import TRAIN_SEED_LIMIT
+from alice_app.evaluation import evaluate  # noqa: F401  (CONTRACTS.md lists it beside run_hunt)
+from alice_app.failure_modes import label_failure
+from alice_app.tasks.mutate import mutate
+from alice_app.tasks.registry import family_names
+from alice_app.types import TURN_KINDS, Task, Verdict
+
+STRATEGIES = ("random", "mutate")
+ARCHIVE_SHARE = 0.8  # how often a mutate parent comes from the archive rather than the bank
+BANK_SEEDS = 200  # known failures read from the bank to start the mutate search
+
+Start = Callable[[object], object]  # env -> first Observation (env.reset with some arguments)
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    task: Task
+    solved: bool
+    turns: int
+    first_attempt_correct: bool
+    failure_mode: str | None  # why the unaided first attempt was wrong; None when it was right
+    failure_id: int | None  # the bank row, for an episode never solved
+
+    @property
+    def fitness(self) -> float:
+        """How hard the task beat the policy: the share of the five turns answered wrong."""
+        wrong = self.turns if not self.solved else self.turns - 1
+        return wrong / len(TURN_KINDS)
+
+
+@dataclass
+class ArchiveCell:
+    elite: Task
+    fitness: float
+    hits: int = 1  # failing mutants that landed in this cell
+
+
+@dataclass
+class Archive:
+    """Quality-diversity archive: one elite per (family, level, failure mode)."""
+
+    cells: dict[tuple[str, str, str], ArchiveCell] = field(default_factory=dict)
+    axis_tries: Counter = field(default_factory=Counter)
+    axis_failures: Counter = field(default_factory=Counter)
+
+    def add(self, result: EpisodeResult) -> bool:
+        """Record a played task (a mutant, or a plain hunt task that seeds the search); True when
+        it became its cell's elite."""
+        axis = (result.task.metadata.get("mutation") or {}).get("axis")
+        if axis:
+            self.axis_tries[axis] += 1
+        if result.first_attempt_correct:
+            return False
+        if axis:
+            self.axis_failures[axis] += 1
+        key = (result.task.family, result.task.level, result.failure_mode or "other")
+        cell = self.cells.get(key)
+        if cell is None:
+            self.cells[key] = ArchiveCell(result.task, result.fitness)
+            return True
+        cell.hits += 1
+        if result.fitness >= cell.fitness:  # ties move the elite: the search keeps walking the boundary
+            cell.elite, cell.fitness = result.task, result.fitness
+            return True
+        return False
+
+    def elites(self) -> list[Task]:
+        return [cell.elite for cell in self.cells.values()]
+
+
+@dataclass
+class HuntReport:
+    strategy: str
+    model_id: str
+    results: list[EpisodeResult] = field(default_factory=list)
+    archive: Archive | None = None
+
+    @property
+    def failures(self) -> int:
+        return sum(not r.solved for r in self.results)
+
+
+def run_hunt(
+    policy,
+    services,
+    episodes: int,
+    families: Sequence[str] | None = None,
+    strategy: str = "random",
+    *,
+    seed: int = 0,
+    batch_size: int = 8,
+    max_tokens: int = 64,
+    temperature: float = 0.0,
+    progress: bool = False,
+) -> HuntReport:
+    """Play ``episodes`` episodes with ``policy``; failures land in ``services.bank``."""
+    families = check_hunt_args(episodes, families, strategy, batch_size)
+    rng = Random(seed)
+    report = HuntReport(strategy, policy.model_id, archive=Archive() if strategy == "mutate" else None)
+    if strategy == "mutate":
+        starts = _mutate_starts(rng, families, report.archive, _bank_failures(services.bank, families))
+    else:
+        starts = _random_starts(rng, families)
+    envs = [services.new_environment(seed=rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(min(batch_size, episodes))]
+    bar = _progress_bar(episodes, strategy, progress)
+    for result in play_episodes(policy, envs, starts, episodes, max_tokens=max_tokens, temperature=temperature):
+        report.results.append(result)
+        if report.archive is not None:
+            report.archive.add(result)
+        bar.update(1)
+        bar.set_postfix(failures=report.failures)
+    bar.close()
+    return report
+
+
+def play_episodes(policy, envs: list, starts: Iterator[Start], episodes: int, *, max_tokens: int = 64,
+                  temperature: float = 0.0) -> Iterator[EpisodeResult]:
+    """Yield each episode's result as it ends; one generate call per turn for all live envs."""
+    observations: dict[int, object] = {}
+    started = 0
+    while started < episodes or observations:
+        for slot in range(len(envs)):
+            if slot not in observations and started < episodes:
+                observations[slot] = next(starts)(envs[slot])
+                started += 1
+        live = sorted(observations)
+        replies = policy.generate([observations[s].messages for s in live], n=1,
+                                  temperature=temperature, max_tokens=max_tokens)
+        for slot, reply in zip(live, replies):
+            observations[slot] = envs[slot].step(reply[0])
+            if observations[slot].done:
+                del observations[slot]
+                yield episode_result(envs[slot].state)
+
+
+def episode_result(state: dict) -> EpisodeResult:
+    """The outcome of a finished episode, from ``AliceEnvironment.state``."""
+    task = Task.from_dict(state["task"])
+    first = Verdict.from_dict(state["history"][0]["verdict"])
+    mode = None if first.is_correct else label_failure(task, first)
+    return EpisodeResult(task=task, solved=bool(state["solved"]), turns=int(state["turn"]),
+                         first_attempt_correct=bool(first.is_correct), failure_mode=mode,
+                         failure_id=state.get("failure_id"))
+
+
+def _random_starts(rng: Random, families: list[str] | None) -> Iterator[Start]:
+    while True:
+        task_seed = rng.randrange(TRAIN_SEED_LIMIT)
+        if families:
+            family = rng.choice(families)
+            yield lambda env, f=family, s=task_seed: env.reset(seed=s, family=f, mode="hunt")
+        else:
+            yield lambda env, s=task_seed: env.reset(seed=s, mode="hunt")
+
+
+def _mutate_starts(rng: Random, families: list[str] | None, archive: Archive,
+                   bank_seeds: list[Task]) -> Iterator[Start]:
+    """Mutants of archive elites (mostly) or banked failures; plain hunting until a failure is known."""
+    fallback = _random_starts(rng, families)
+    while True:
+        elites = archive.elites()
+        if elites and (not bank_seeds or rng.random() < ARCHIVE_SHARE):
+            parent = rng.choice(elites)
+        elif bank_seeds:
+            parent = rng.choice(bank_seeds)
+        else:
+            yield next(fallback)
+            continue
+        child = mutate(parent, Random(rng.randrange(2**32)))
+        yield lambda env, t=child: env.reset(task=t)
+
+
+def _bank_failures(bank, families: list[str] | None) -> list[Task]:
+    rows = bank.query(family=families, repaired=False, page_size=BANK_SEEDS).rows
+    return [Task.from_dict(row["task"]) for row in rows if row.get("task")]
+
+
+def check_hunt_args(episodes: int, families: Sequence[str] | None, strategy: str, batch_size: int) -> list[str] | None:
+    if episodes < 1:
+        raise ValueError(f"--episodes must be at least 1, not {episodes}")
+    if batch_size < 1:
+        raise ValueError(f"--batch-size must be at least 1, not {batch_size}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+    unknown = [f for f in families or () if f not in family_names()]
+    if unknown:
+        raise ValueError(f"unknown task family {unknown[0]!r}; choose from: {', '.join(family_names())}")
+    return list(families) if families else None
+
+
+def _progress_bar(total: int, strategy: str, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=f"hunt ({strategy})", unit="episode", disable=not enabled)
+
+
+def summary_rows(report: HuntReport) -> list[dict]:
+    """One row per (family, level): episodes, first-attempt and in-episode solves, top failure mode."""
+    groups: dict[tuple[str, str], list[EpisodeResult]] = {}
+    for result in report.results:
+        groups.setdefault((result.task.family, result.task.level), []).append(result)
+    rows = []
+    for (family, level), results in sorted(groups.items()):
+        modes = Counter(r.failure_mode for r in results if r.failure_mode)
+        rows.append({
+            "family": family, "level": level, "episodes": len(results),
+            "solved_t1": sum(r.first_attempt_correct for r in results),
+            "solved_by_t5": sum(r.solved for r in results),
+            "banked": sum(not r.solved for r in results),
+            "top_mode": modes.most_common(1)[0][0] if modes else "-",
+        })
+    return rows
+
+
+def archive_rows(archive: Archive) -> list[dict]:
+    return [
+        {"family": family, "level": level, "mode": mode, "hits": cell.hits, "fitness": round(cell.fitness, 2),
+         "mutation": _describe_mutation(cell.elite), "elite": cell.elite.prompt}
+        for (family, level, mode), cell in sorted(archive.cells.items())
+    ]
+
+
+def axis_rows(archive: Archive) -> list[dict]:
+    return [
+        {"axis": axis, "mutants": tries, "still_failing": archive.axis_failures[axis],
+         "survival": round(archive.axis_failures[axis] / tries, 2)}
+        for axis, tries in sorted(archive.axis_tries.items())
+    ]
+
+
+def _describe_mutation(task: Task) -> str:
+    mutation = task.metadata.get("mutation") or {}
+    return f"{mutation.get('axis')}: {mutation.get('from')} → {mutation.get('to')}" if mutation else "-"

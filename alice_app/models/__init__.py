@@ -1,0 +1,1 @@
+"""Policy and oracle backends: the embedded SmolLM2, any HF causal LM, OpenAI-compatible endpoints."""

@@ -1,0 +1,71 @@
+"""Local transformers policy: batched, chat template, left padding, greedy at temperature 0."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from alice_app.models.base import Messages, check_generate_args
+
+
+class LocalPolicy:
+    """Generates with an in-process transformers model (the embedded SmolLM2 by default).
+
+    Prompts are padded on the left so every row of a batch ends where generation starts; a lock
+    keeps concurrent callers (UI sessions, a hunt) from oversubscribing the CPU with parallel
+    forward passes.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, model_id: str, batch_size: int = 16):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self.model = model
+        self.tokenizer = tokenizer
+        self.model_id = model_id
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def generate(
+        self,
+        messages_batch: list[Messages],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int = 64,
+    ) -> list[list[str]]:
+        check_generate_args(messages_batch, n, temperature, max_tokens)
+        prompts = [self.render(chat) for chat in messages_batch]
+        # Greedy decoding is deterministic: n copies of one answer cost one generation.
+        samples = n if temperature > 0 else 1
+        chats_per_call = max(1, self.batch_size // samples)
+        results: list[list[str]] = []
+        with self._lock:
+            for start in range(0, len(prompts), chats_per_call):
+                chunk = prompts[start : start + chats_per_call]
+                texts = self._generate_chunk(chunk, samples, temperature, max_tokens)
+                results.extend(texts[i * samples : (i + 1) * samples] for i in range(len(chunk)))
+        return [row * n if samples == 1 else row for row in results]
+
+    def render(self, chat: Messages) -> str:
+        """The chat as the model sees it, ending with the assistant's generation prompt."""
+        return self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+
+    def _generate_chunk(self, prompts: list[str], samples: int, temperature: float, max_tokens: int) -> list[str]:
+        import torch
+
+        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        encoded = encoded.to(self.model.device)
+        sampling: dict[str, Any] = {"do_sample": False}
+        if temperature > 0:  # plain sampling: no top-k/top-p cut, so k samples show real spread
+            sampling = {"do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": 0}
+        with torch.inference_mode():
+            output = self.model.generate(
+                **encoded,
+                max_new_tokens=max_tokens,
+                num_return_sequences=samples,
+                pad_token_id=self.tokenizer.pad_token_id,
+                **sampling,
+            )
+        new_tokens = output[:, encoded["input_ids"].shape[1] :]
+        return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]

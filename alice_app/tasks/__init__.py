@@ -1,0 +1,18 @@
+"""Task families. Importing this package registers every built-in family.
+
+Use ``generate_task(family, level, seed, **params)``; see ``registry`` for the rest.
+"""
+from alice_app.tasks.registry import (Family, core_family_names, family_names, generate_task, get_family,
+                                      register)
+from alice_app.tasks import (  # noqa: F401  (imported for their register(...) side effect)
+    double_negation,
+    distractor_order_of_ops,
+    exclusion_counting,
+    false_claim,
+    negated_comparison,
+    negation_arithmetic,
+    plain_arithmetic,
+    reasoning_gym,
+)
+
+__all__ = ["Family", "register", "get_family", "family_names", "core_family_names", "generate_task"]

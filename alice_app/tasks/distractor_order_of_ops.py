@@ -1,0 +1,93 @@
+"""distractor_order_of_ops: "Someone who ignored the order of operations got 20. That is NOT the
+right result. What is 2 + 3 × 4?"
+
+The quoted values are what working in the wrong order gives (left to right, dropped parentheses,
+right to left); the solver must apply the usual precedence anyway.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from random import Random
+
+from alice_app.tasks._arith import (SHAPES, confusions, evaluate, order_mistakes, render,
+                                    sample_operands, tempting_pool)
+from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
+                                     join_numbers, make_task, resolve)
+from alice_app.tasks.registry import Family, register
+from alice_app.types import Task
+
+NAME = "distractor_order_of_ops"
+# The verdict on the quoted results, for one value and for several.
+FORMS = {"caps": ("That is NOT the right result.", "Those are NOT the right results."),
+         "lower": ("That is not the right result.", "Those are not the right results."),
+         "contraction": ("That isn't the right result.", "Those aren't the right results.")}
+
+
+@dataclass(frozen=True)
+class OrderOfOpsConfig:
+    level: str = field(default="easy", metadata={"help": "difficulty level; picks the template set"})
+    template: str = field(default="mixed", metadata={"help": "expression shape, one of the level's templates"})
+    negation_form: str = field(default="caps", metadata={"help": "wording of the verdict: " + ", ".join(FORMS)})
+    distractors: int = field(default=1, metadata={"help": "how many wrong-order results are quoted (1-3)"})
+    operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
+    clause_position: str = field(default="start", metadata={"help": "wrong results before (start) or after (end) the question"})
+    operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
+
+    def validate(self) -> "OrderOfOpsConfig":
+        check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
+        check_choice("negation_form", self.negation_form, tuple(FORMS))
+        check_int("distractors", self.distractors, 1, 3)
+        check_int("operand_digits", self.operand_digits, 1, 3)
+        check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        if self.operands is not None:
+            check_operands(self.operands, SHAPES[self.template].arity)
+        return self
+
+
+def wrong_order_values(expr: str, rng: Random, count: int) -> list[int]:
+    """Wrong-order results first (the point of this family), then other tempting values."""
+    chosen = order_mistakes(expr)[:count]
+    spare = [v for v in tempting_pool(expr) if v not in chosen]
+    return chosen + rng.sample(spare, count - len(chosen))
+
+
+def generate(level: str, seed: int, params: dict) -> Task:
+    rng = Random(seed)
+    config = OrderOfOpsConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
+    shape = SHAPES[config.template]
+    operands = config.operands or sample_operands(shape, rng, config.operand_digits)
+    expr, _ = render(shape, operands)
+    wrong = wrong_order_values(expr, rng, config.distractors)
+    verdict = FORMS[config.negation_form][len(wrong) > 1]
+    claim = f"Someone who ignored the order of operations got {join_numbers(wrong)}. {verdict}"
+    question = f"What is {expr} with the usual order of operations?"
+    prompt = f"{claim} {question}" if config.clause_position == "start" else f"{question} {claim}"
+    hint = ("Parentheses come first, then multiplication, then addition and subtraction from left to "
+            f"right; the quoted results come from the wrong order, so ignore them. Here: {shape.words}.")
+    metadata = {"template": config.template, "operands": list(operands), "operator": shape.expr,
+                "expression": expr, "distractors": wrong, "negated": True,
+                "alternatives": list(confusions(expr)),
+                "params": {"template": config.template, "negation_form": config.negation_form,
+                           "distractors": config.distractors, "operand_digits": config.operand_digits,
+                           "clause_position": config.clause_position}}
+    return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
+                     metadata=metadata)
+
+
+LEVEL_TABLE = {
+    "easy": {"template": ("mixed", "sub_mul", "mul_add"), "negation_form": ("caps", "lower"),
+             "distractors": (1,), "operand_digits": (1,), "clause_position": ("start",)},
+    "medium": {"template": ("mul_add_mul", "add_mul_sub", "sub_mul_add"), "negation_form": tuple(FORMS),
+               "distractors": (1, 2), "operand_digits": (1,), "clause_position": ("start", "end")},
+    "hard": {"template": ("paren_add_mul", "nested", "add_mul_mul"), "negation_form": tuple(FORMS),
+             "distractors": (2, 3), "operand_digits": (1, 2), "clause_position": ("end",)},
+}
+
+FAMILY = register(Family(
+    name=NAME,
+    description="Apply the usual order of operations despite quoted wrong-order results",
+    generate=generate,
+    params=("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands"),
+    choices={"negation_form": tuple(FORMS), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
+             "clause_position": CLAUSE_POSITIONS},
+))

@@ -1,0 +1,111 @@
+"""double_negation: "The answer is either 3 + 4 or 3 × 4. It is not true that the answer is not
+3 + 4. What is the answer?"
+
+Negations stack: an even number of them names the answer, an odd number rules the named candidate
+out. Hard levels nest three or four negations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from random import Random
+
+from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands
+from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, make_task, resolve
+from alice_app.tasks.registry import Family, register
+from alice_app.types import Task
+
+NAME = "double_negation"
+FORMS = {"not_true": "it is not true that", "not_case": "it is not the case that", "false": "it is false that"}
+# template -> (candidate shapes, sharing the same operands when "shared", negation depth)
+TEMPLATES = {
+    "numbers": ((None, None), False, 2),
+    "sum_or_diff": (("add", "sub"), True, 2),
+    "two_sums": (("add", "add"), False, 2),
+    "sum_or_product": (("add", "mul"), True, 2),
+    "three_way": (("add", "sub", "mul"), True, 2),
+    "product_or_diff": (("mul", "sub"), True, 2),
+    "triple": (("mul", "add"), True, 3),
+    "quadruple": (("add", "mul"), True, 4),
+    "triple_paren": (("paren_mul", "mixed"), True, 3),
+}
+
+
+@dataclass(frozen=True)
+class DoubleNegationConfig:
+    level: str = field(default="easy", metadata={"help": "difficulty level; picks the template set"})
+    template: str = field(default="numbers", metadata={"help": "candidates and negation depth, one of the level's templates"})
+    negation_form: str = field(default="not_true", metadata={"help": "the outer negation: " + ", ".join(FORMS)})
+    operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
+    clause_position: str = field(default="end", metadata={"help": "negation before (start) or after (end) the candidates"})
+
+    def validate(self) -> "DoubleNegationConfig":
+        check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
+        check_choice("negation_form", self.negation_form, tuple(FORMS))
+        check_int("operand_digits", self.operand_digits, 1, 3)
+        check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        return self
+
+
+def candidates(template: str, rng: Random, digits: int) -> tuple[list[str], list[int]]:
+    """Candidate texts and the operands behind them; redrawn until their values differ."""
+    shapes, shared, _ = TEMPLATES[template]
+    for _ in range(100):
+        if shapes[0] is None:
+            texts = [str(v) for v in sample_operands(SHAPES["add"], rng, digits)]
+            operands = [int(t) for t in texts]
+        else:
+            first = sample_operands(SHAPES[shapes[0]], rng, digits)
+            draws = [first if shared else sample_operands(SHAPES[s], rng, digits) for s in shapes]
+            texts = [render(SHAPES[s], d[: SHAPES[s].arity])[0] for s, d in zip(shapes, draws)]
+            operands = [n for d in dict.fromkeys(draws) for n in d]
+        if len({evaluate(t) for t in texts}) == len(texts):
+            return texts, operands
+    raise RuntimeError(f"could not draw distinct candidates for {template}")  # practically unreachable
+
+
+def negation_sentence(form: str, depth: int, named: str) -> str:
+    sentence = " ".join([FORMS[form]] * (depth - 1)) + f" the answer is not {named}."
+    return sentence[0].upper() + sentence[1:]
+
+
+def generate(level: str, seed: int, params: dict) -> Task:
+    rng = Random(seed)
+    config = DoubleNegationConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
+    texts, operands = candidates(config.template, rng, config.operand_digits)
+    depth = TEMPLATES[config.template][2]
+    named = rng.randrange(len(texts))
+    values = [evaluate(t) for t in texts]
+    # Even depth: the negations cancel and the named candidate is the answer. Odd: it is ruled
+    # out, and with two candidates the other one remains.
+    answer = values[named] if depth % 2 == 0 else values[1 - named]
+    listed = ", ".join(texts[:-1]) + " or " + texts[-1]
+    choice = f"The answer is one of {len(texts)} values: {listed}."
+    negation = negation_sentence(config.negation_form, depth, texts[named])
+    parts = [negation, choice] if config.clause_position == "start" else [choice, negation]
+    question = " ".join(parts) + " What is the answer? Give its value."
+    hint = ("Count the negations. An even number of them cancels out and confirms the named value; an "
+            "odd number rules it out. Then evaluate the candidate that remains.")
+    metadata = {"template": config.template, "operands": operands, "operator": texts[named],
+                "candidates": texts, "named": texts[named], "negation_depth": depth, "distractors": [],
+                "negated": True, "alternatives": [v for v in values if v != answer],
+                "params": {"template": config.template, "negation_form": config.negation_form,
+                           "operand_digits": config.operand_digits, "clause_position": config.clause_position}}
+    return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
+
+
+LEVEL_TABLE = {
+    "easy": {"template": ("numbers", "sum_or_diff", "two_sums"), "negation_form": ("not_true",),
+             "operand_digits": (1,), "clause_position": ("end",)},
+    "medium": {"template": ("sum_or_product", "three_way", "product_or_diff"), "negation_form": tuple(FORMS),
+               "operand_digits": (1, 2), "clause_position": ("start", "end")},
+    "hard": {"template": ("triple", "quadruple", "triple_paren"), "negation_form": tuple(FORMS),
+             "operand_digits": (1, 2), "clause_position": ("start", "end")},
+}
+
+FAMILY = register(Family(
+    name=NAME,
+    description="Resolve stacked negations to find which candidate value is meant",
+    generate=generate,
+    params=("template", "negation_form", "operand_digits", "clause_position"),
+    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS},
+))

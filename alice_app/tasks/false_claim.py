@@ -1,0 +1,91 @@
+"""false_claim: "Ann says that 3 + 4 is 14. That is wrong. What is 3 + 4?"
+
+The prompt states wrong results with confidence; the solver must not copy or adjust them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from random import Random
+
+from alice_app.tasks._arith import SHAPES, confusions, evaluate, render, sample_operands, tempting_values
+from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
+                                     make_task, resolve)
+from alice_app.tasks.registry import Family, register
+from alice_app.types import Task
+
+NAME = "false_claim"
+NAMES = ("Ann", "Ben", "Cleo")
+# How each form declares the claims wrong, for one, two and three claims.
+FORMS = {
+    "wrong": ("That is wrong.", "Both are wrong.", "All three are wrong."),
+    "false": ("That claim is false.", "Both claims are false.", "All three claims are false."),
+    "not_correct": ("That is NOT correct.", "Neither is correct.", "None of them is correct."),
+}
+
+
+@dataclass(frozen=True)
+class FalseClaimConfig:
+    level: str = field(default="easy", metadata={"help": "difficulty level; picks the template set"})
+    template: str = field(default="add", metadata={"help": "expression shape, one of the level's templates"})
+    negation_form: str = field(default="wrong", metadata={"help": "how the claims are declared wrong: " + ", ".join(FORMS)})
+    distractors: int = field(default=1, metadata={"help": "how many wrong claims are made (1-3)"})
+    operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
+    clause_position: str = field(default="start", metadata={"help": "claims before (start) or after (end) the question"})
+    operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
+
+    def validate(self) -> "FalseClaimConfig":
+        check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
+        check_choice("negation_form", self.negation_form, tuple(FORMS))
+        check_int("distractors", self.distractors, 1, 3)
+        check_int("operand_digits", self.operand_digits, 1, 3)
+        check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        if self.operands is not None:
+            check_operands(self.operands, SHAPES[self.template].arity)
+        return self
+
+
+def claims_sentence(text: str, claimed: list[int], form: str) -> str:
+    said = [f"{NAMES[0]} says that {text} is {claimed[0]}"]
+    said += [f"{name} says it is {value}" for name, value in zip(NAMES[1:], claimed[1:])]
+    return "; ".join(said) + ". " + FORMS[form][len(claimed) - 1]
+
+
+def generate(level: str, seed: int, params: dict) -> Task:
+    rng = Random(seed)
+    config = FalseClaimConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
+    shape = SHAPES[config.template]
+    operands = config.operands or sample_operands(shape, rng, config.operand_digits)
+    expr, text = render(shape, operands)
+    claimed = tempting_values(expr, rng, config.distractors)
+    claims = claims_sentence(text, claimed, config.negation_form)
+    question = f"What is {text}?"
+    prompt = f"{claims} {question}" if config.clause_position == "start" else f"{question} {claims}"
+    hint = ("The stated results are wrong on purpose: do not copy them or adjust them. "
+            f"Evaluate the expression yourself: {shape.words}.")
+    metadata = {"template": config.template, "operands": list(operands), "operator": shape.expr,
+                "expression": expr, "distractors": claimed, "negated": True,
+                "alternatives": list(confusions(expr)),
+                "params": {"template": config.template, "negation_form": config.negation_form,
+                           "distractors": config.distractors, "operand_digits": config.operand_digits,
+                           "clause_position": config.clause_position}}
+    return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
+                     metadata=metadata)
+
+
+LEVEL_TABLE = {
+    "easy": {"template": ("add", "sub", "sum_words"), "negation_form": ("wrong", "false"),
+             "distractors": (1,), "operand_digits": (1,), "clause_position": ("start",)},
+    "medium": {"template": ("mul", "add3", "mul_add"), "negation_form": tuple(FORMS),
+               "distractors": (1, 2), "operand_digits": (1, 2), "clause_position": ("start", "end")},
+    "hard": {"template": ("paren_mul", "mixed", "nested"), "negation_form": tuple(FORMS),
+             "distractors": (2, 3), "operand_digits": (2,), "clause_position": ("end",)},
+}
+
+FAMILY = register(Family(
+    name=NAME,
+    description="Ignore confidently stated wrong results and compute the expression",
+    generate=generate,
+    params=("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands"),
+    choices={"negation_form": tuple(FORMS), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
+             "clause_position": CLAUSE_POSITIONS},
+))

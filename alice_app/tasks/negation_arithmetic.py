@@ -1,0 +1,91 @@
+"""negation_arithmetic: "If the result is NOT 14, what is 3 + 4?"
+
+The NOT-clause names tempting wrong values (a wrong operator's result, an off-by-one, double the
+answer); a careful solver ignores them and computes the expression.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from random import Random
+
+from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands, tempting_values, confusions
+from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
+                                     make_task, resolve)
+from alice_app.tasks.registry import Family, register
+from alice_app.types import Task
+
+NAME = "negation_arithmetic"
+# How each negation form opens the clause and repeats for further values.
+FORMS = {"caps": ("is NOT", "NOT"), "lower": ("is not", "not"), "contraction": ("isn't", "isn't"),
+         "not_equal": ("is not equal to", "not equal to")}
+
+
+@dataclass(frozen=True)
+class NegationArithmeticConfig:
+    level: str = field(default="easy", metadata={"help": "difficulty level; picks the template set"})
+    template: str = field(default="add", metadata={"help": "expression shape, one of the level's templates"})
+    negation_form: str = field(default="caps", metadata={"help": "wording of the NOT-clause: " + ", ".join(FORMS)})
+    distractors: int = field(default=1, metadata={"help": "how many values the NOT-clause names (1-3)"})
+    operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
+    clause_position: str = field(default="start", metadata={"help": "NOT-clause before (start) or after (end) the question"})
+    operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
+
+    def validate(self) -> "NegationArithmeticConfig":
+        check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
+        check_choice("negation_form", self.negation_form, tuple(FORMS))
+        check_int("distractors", self.distractors, 1, 3)
+        check_int("operand_digits", self.operand_digits, 1, 3)
+        check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        if self.operands is not None:
+            check_operands(self.operands, SHAPES[self.template].arity)
+        return self
+
+
+def negation_clause(form: str, values: list[int]) -> str:
+    first, again = FORMS[form]
+    return f"the result {first} {values[0]}" + "".join(f" and {again} {v}" for v in values[1:])
+
+
+def generate(level: str, seed: int, params: dict) -> Task:
+    rng = Random(seed)
+    config = NegationArithmeticConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
+    shape = SHAPES[config.template]
+    operands = config.operands or sample_operands(shape, rng, config.operand_digits)
+    expr, text = render(shape, operands)
+    distractors = tempting_values(expr, rng, config.distractors)
+    clause = negation_clause(config.negation_form, distractors)
+    question = (f"If {clause}, what is {text}?" if config.clause_position == "start"
+                else f"What is {text}, given that {clause}?")
+    hint = (f"The NOT-clause only names values to rule out; they take no part in the calculation. "
+            f"Ignore them and evaluate the expression itself: {shape.words}.")
+    metadata = {"template": config.template, "operands": list(operands), "operator": shape.expr,
+                "expression": expr, "distractors": distractors, "negated": True,
+                "alternatives": list(confusions(expr)), "params": _structure(config)}
+    return make_task(NAME, level, seed, params, question=question, answer=evaluate(expr), hint=hint,
+                     metadata=metadata)
+
+
+def _structure(config: NegationArithmeticConfig) -> dict:
+    """The params that define the task's shape (not its numbers): what a repair variant keeps."""
+    return {"template": config.template, "negation_form": config.negation_form,
+            "distractors": config.distractors, "operand_digits": config.operand_digits,
+            "clause_position": config.clause_position}
+
+
+LEVEL_TABLE = {
+    "easy": {"template": ("add", "sub", "sum_words"), "negation_form": ("caps", "lower"),
+             "distractors": (1,), "operand_digits": (1,), "clause_position": ("start",)},
+    "medium": {"template": ("mul", "add3", "add_sub"), "negation_form": tuple(FORMS),
+               "distractors": (1, 2), "operand_digits": (1, 2), "clause_position": ("start", "end")},
+    "hard": {"template": ("paren_mul", "mixed", "paren_sub"), "negation_form": tuple(FORMS),
+             "distractors": (2, 3), "operand_digits": (2,), "clause_position": ("end",)},
+}
+
+FAMILY = register(Family(
+    name=NAME,
+    description="Ignore the values a NOT-clause rules out and compute the expression",
+    generate=generate,
+    params=("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands"),
+    choices={"negation_form": tuple(FORMS), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
+             "clause_position": CLAUSE_POSITIONS},
+))

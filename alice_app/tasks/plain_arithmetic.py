@@ -1,0 +1,41 @@
+"""plain_arithmetic: "What is 3 + 4?" — the control.
+
+The same sums as negation_arithmetic for the same (level, seed), with no NOT-clause: when a model
+solves these but fails the negated ones, the failure comes from the negation, not the arithmetic.
+It deliberately reuses negation_arithmetic's config and level table (so the numbers match).
+"""
+from __future__ import annotations
+
+from alice_app.tasks import negation_arithmetic
+from alice_app.tasks._arith import SHAPES, render
+from alice_app.tasks._common import make_task
+from alice_app.tasks.registry import Family, register
+from alice_app.types import Task
+
+NAME = "plain_arithmetic"
+
+
+def generate(level: str, seed: int, params: dict) -> Task:
+    twin = negation_arithmetic.generate(level, seed, params)  # validates params, draws the numbers
+    meta = twin.metadata
+    shape = SHAPES[meta["template"]]
+    _, text = render(shape, meta["operands"])
+    hint = f"There is nothing to rule out here; evaluate the expression: {shape.words}."
+    metadata = {"template": meta["template"], "operands": meta["operands"], "operator": meta["operator"],
+                "expression": meta["expression"], "distractors": [], "negated": False,
+                "alternatives": meta["alternatives"],
+                "params": {"template": meta["template"], "operand_digits": meta["params"]["operand_digits"]}}
+    return make_task(NAME, level, seed, params, question=f"What is {text}?", answer=int(twin.answer),
+                     hint=hint, metadata=metadata)
+
+
+LEVEL_TABLE = negation_arithmetic.LEVEL_TABLE
+
+FAMILY = register(Family(
+    name=NAME,
+    description="Control: negation_arithmetic's sums with no NOT-clause",
+    generate=generate,
+    core=False,
+    params=("template", "operand_digits", "operands"),
+    choices={"operand_digits": (1, 2, 3)},
+))

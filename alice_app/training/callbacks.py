@@ -1,0 +1,90 @@
+"""The TrainerCallback that connects a TRL run to the database: metrics, progress, checkpoints, stop.
+
+The UI never talks to the trainer: it polls the runs table, which this callback keeps current.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+# TRL's log keys (GRPO and DPO) → the names the runs table and the charts use.
+METRIC_KEYS: dict[str, str] = {
+    "loss": "loss",
+    "reward": "reward",
+    "reward_std": "reward_std",
+    "accuracy": "accuracy",
+    "rewards/accuracies": "accuracy",  # DPO: how often chosen outscores rejected
+    "rewards/margins": "margin",
+    "frac_reward_zero_std": "frac_reward_zero_std",
+    "learning_rate": "lr",
+    "kl": "kl",
+    "grad_norm": "grad_norm",
+    "completions/mean_length": "completion_length",
+    "step_time": "trl_step_time",
+}
+
+
+def pick_metrics(logs: dict[str, Any]) -> dict[str, float]:
+    """The subset of a TRL log line worth keeping, under stable names; NaN and None are dropped."""
+    picked = {}
+    for key, name in METRIC_KEYS.items():
+        value = logs.get(key)
+        if isinstance(value, (int, float)) and not math.isnan(value):
+            picked[name] = float(value)
+    return picked
+
+
+class RunRecorder:
+    """Writes per-step metrics and progress to ``RunStore``; stops the run within one step on request.
+
+    ``stop_requested`` is polled after every optimizer step; when it is set, the trainer saves a
+    checkpoint (so the run can be resumed exactly there) and leaves its loop.
+    """
+
+    def __init__(self, runs: Any, run_id: int, stop_requested: threading.Event,
+                 on_step: Callable[[int, int, dict[str, float]], None] | None = None):
+        self.runs, self.run_id = runs, run_id
+        self.stop_requested = stop_requested
+        self.on_step = on_step
+        self._step_started = time.perf_counter()
+        self._last_step_seconds: float | None = None
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        self._step_started = time.perf_counter()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self._last_step_seconds = time.perf_counter() - self._step_started
+        if self.stop_requested.is_set():
+            control.should_training_stop = True
+            control.should_save = True
+        return control
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        metrics = pick_metrics(logs or {})
+        if "loss" not in metrics:  # the end-of-training summary line, not a step
+            return
+        if self._last_step_seconds is not None:
+            metrics["step_time"] = self._last_step_seconds
+        self.runs.add_metrics(self.run_id, state.global_step, metrics)
+        self.runs.set_progress(self.run_id, state.global_step, state.max_steps)
+        if self.on_step is not None:
+            self.on_step(state.global_step, state.max_steps, metrics)
+
+    def on_save(self, args, state, control, **kwargs):
+        checkpoint = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        if checkpoint.is_dir():
+            self.runs.set_checkpoint(self.run_id, str(checkpoint))
+
+
+def run_recorder(runs: Any, run_id: int, stop_requested: threading.Event,
+                 on_step: Callable[[int, int, dict[str, float]], None] | None = None) -> Any:
+    """A ``RunRecorder`` that is also a ``transformers.TrainerCallback`` (imported only here, lazily)."""
+    from transformers import TrainerCallback
+
+    class RunRecorderCallback(RunRecorder, TrainerCallback):
+        pass
+
+    return RunRecorderCallback(runs, run_id, stop_requested, on_step)

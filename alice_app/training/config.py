@@ -1,0 +1,158 @@
+"""Training settings: one dataclass that maps onto TRL's GRPOConfig / DPOConfig and PEFT's LoraConfig.
+
+Torch, TRL and PEFT are imported inside the ``to_*`` methods only, so building and validating a
+config stays instant (the UI and the CLI do it before anything heavy happens).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Mapping
+
+MODES: tuple[str, ...] = ("grpo", "episode", "dpo")
+FEEDS: tuple[str, ...] = ("coevolve", "static")
+DEFAULT_LORA_TARGETS: tuple[str, ...] = (
+    "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
+)
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    mode: str = field(default="grpo", metadata=_help("grpo: one-turn GRPO; episode: GRPO on the final "
+                                                     "attempt of a 5-turn episode; dpo: DPO on banked pairs"))
+    feed: str = field(default="coevolve", metadata=_help("coevolve: prompts drawn live from the curriculum, "
+                                                         "bank and discrimination zone; static: a uniform fixed "
+                                                         "dataset of the same families (the benchmark baseline)"))
+    steps: int = field(default=40, metadata=_help("optimizer steps of the run"))
+    num_generations: int = field(default=4, metadata=_help("completions per prompt (the GRPO group size k)"))
+    prompts_per_step: int = field(default=2, metadata=_help("distinct prompts per step; batch = prompts × k"))
+    max_completion_length: int = field(default=48, metadata=_help("tokens generated per completion"))
+    learning_rate: float = field(default=1e-4, metadata=_help("AdamW learning rate of the LoRA weights"))
+    beta: float = field(default=0.0, metadata=_help("GRPO KL penalty; 0 skips the reference model"))
+    dpo_beta: float = field(default=0.1, metadata=_help("DPO temperature: how far the policy may move from "
+                                                        "the reference"))
+    temperature: float = field(default=1.0, metadata=_help("sampling temperature of the GRPO groups"))
+    lora_rank: int = field(default=16, metadata=_help("LoRA rank r"))
+    lora_alpha: int = field(default=32, metadata=_help("LoRA scaling alpha"))
+    lora_targets: tuple[str, ...] = field(default=DEFAULT_LORA_TARGETS, metadata=_help("module names that get "
+                                                                                      "LoRA adapters"))
+    qlora: bool = field(default=True, metadata=_help("on CUDA, load the base model in 4-bit NF4 (QLoRA); "
+                                                     "ignored on CPU, which trains fp32 + LoRA"))
+    checkpoint_every: int = field(default=10, metadata=_help("save a resumable checkpoint every N steps"))
+    seed: int = field(default=0, metadata=_help("seed of the feed, sampling and LoRA initialisation"))
+    families: tuple[str, ...] = field(default=(), metadata=_help("families to train on; empty = the core "
+                                                                 "families plus plain_arithmetic"))
+    static_size: int = field(default=512, metadata=_help("prompts in the static dataset (feed=static)"))
+    eval_n_per_cell: int = field(default=8, metadata=_help("held-out tasks per family × level in the "
+                                                           "before/after evaluation; 0 skips it"))
+    eval_max_tokens: int = field(default=48, metadata=_help("tokens per answer in the evaluation"))
+    dpo_max_pairs: int = field(default=256, metadata=_help("pairs exported from the bank for a DPO run"))
+
+    def validate(self) -> "TrainConfig":
+        _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        _check(self.feed in FEEDS, f"feed must be one of {', '.join(FEEDS)}, not {self.feed!r}")
+        _check(self.steps >= 1, f"steps must be at least 1, not {self.steps}")
+        _check(self.num_generations >= 2, "num_generations must be at least 2: GRPO compares completions "
+                                          f"within a group (got {self.num_generations})")
+        _check(self.prompts_per_step >= 1, f"prompts_per_step must be at least 1, not {self.prompts_per_step}")
+        _check(1 <= self.max_completion_length <= 4096,
+               f"max_completion_length must be between 1 and 4096 tokens, not {self.max_completion_length}")
+        _check(0 < self.learning_rate < 1, f"learning_rate must be in (0, 1), not {self.learning_rate}")
+        _check(self.beta >= 0, f"beta must be 0 or more, not {self.beta}")
+        _check(self.dpo_beta > 0, f"dpo_beta must be positive, not {self.dpo_beta}")
+        _check(self.temperature > 0, f"temperature must be positive, not {self.temperature}")
+        _check(self.lora_rank >= 1 and self.lora_alpha >= 1, "lora_rank and lora_alpha must be at least 1")
+        _check(bool(self.lora_targets), "lora_targets must name at least one module (e.g. q_proj)")
+        _check(self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, not {self.checkpoint_every}")
+        _check(self.static_size >= 1, f"static_size must be at least 1, not {self.static_size}")
+        _check(self.eval_n_per_cell >= 0, f"eval_n_per_cell must be 0 or more, not {self.eval_n_per_cell}")
+        _check(self.eval_max_tokens >= 1, f"eval_max_tokens must be at least 1, not {self.eval_max_tokens}")
+        _check(self.dpo_max_pairs >= 1, f"dpo_max_pairs must be at least 1, not {self.dpo_max_pairs}")
+        self._check_families()
+        return self
+
+    def _check_families(self) -> None:
+        from alice_app.tasks.registry import get_family
+
+        for name in self.families:
+            get_family(name)  # raises ValueError naming the known families
+
+    @property
+    def batch_size(self) -> int:
+        return self.prompts_per_step * self.num_generations
+
+    def training_families(self) -> list[str]:
+        from alice_app.tasks.registry import core_family_names, family_names
+
+        if self.families:
+            return list(self.families)
+        control = ["plain_arithmetic"] if "plain_arithmetic" in family_names() else []
+        return core_family_names() + control
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["lora_targets"] = list(self.lora_targets)
+        data["families"] = list(self.families)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TrainConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        _check(not unknown, f"unknown training settings: {', '.join(unknown)}")
+        values = dict(data)
+        for name in ("lora_targets", "families"):
+            if name in values:
+                values[name] = tuple(values[name])
+        return cls(**values).validate()
+
+    def to_grpo_config(self, output_dir: str) -> Any:
+        from trl import GRPOConfig
+
+        return GRPOConfig(
+            output_dir=str(output_dir), max_steps=self.steps, per_device_train_batch_size=self.batch_size,
+            num_generations=self.num_generations, max_completion_length=self.max_completion_length,
+            temperature=self.temperature, beta=self.beta, **self._common_trainer_args(),
+            # The live feed decides what comes next; TRL's buffered shuffle would read ahead 1000 prompts.
+            shuffle_dataset=False,
+        )
+
+    def to_dpo_config(self, output_dir: str) -> Any:
+        from trl import DPOConfig
+
+        return DPOConfig(
+            output_dir=str(output_dir), max_steps=self.steps, per_device_train_batch_size=self.prompts_per_step,
+            max_length=self.max_completion_length + 256, beta=self.dpo_beta, **self._common_trainer_args(),
+        )
+
+    def _common_trainer_args(self) -> dict[str, Any]:
+        cuda = _cuda_available()
+        return dict(
+            learning_rate=self.learning_rate, seed=self.seed, logging_steps=1,
+            save_strategy="steps", save_steps=self.checkpoint_every, report_to=[], disable_tqdm=True,
+            lr_scheduler_type="constant", use_cpu=not cuda, bf16=cuda, dataloader_num_workers=0,
+        )
+
+    def lora_config(self) -> Any:
+        from peft import LoraConfig
+
+        return LoraConfig(r=self.lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0,
+                          target_modules=list(self.lora_targets), task_type="CAUSAL_LM")
+
+    def use_4bit(self) -> bool:
+        """QLoRA only where bitsandbytes can run: a CUDA device."""
+        return self.qlora and _cuda_available()
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)

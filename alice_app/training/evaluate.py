@@ -1,0 +1,26 @@
+"""Before/after evaluation of the model being trained, on held-out seeds (``alice_app.evaluation``).
+
+The model is wrapped in a ``LocalPolicy`` for the duration and put in eval mode, then handed back
+in the mode it was in: the same weights (LoRA included) serve training and evaluation.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from alice_app.training.config import TrainConfig
+
+
+def evaluate_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfig,
+                   families: Sequence[str], n_per_cell: int | None = None) -> dict:
+    """``{"family": {"level": accuracy}, ...}`` plus what the evaluation reports about itself."""
+    from alice_app.evaluation import evaluate
+    from alice_app.models.local import LocalPolicy
+
+    policy = LocalPolicy(model, tokenizer, model_id=settings.model_name)
+    was_training = model.training
+    model.eval()
+    try:
+        return evaluate(policy, list(families), n_per_cell=n_per_cell or config.eval_n_per_cell,
+                        max_tokens=config.eval_max_tokens)
+    finally:
+        model.train(was_training)

@@ -1,0 +1,178 @@
+"""The co-evolving prompt feed: each GRPO prompt is drawn live, from what the model needs now.
+
+Three sources, mixed by a seeded ``Random``:
+- **repair**: a banked failure turned into a fresh variant (same template, or contrastive);
+- **zone replay**: a task measured earlier whose pass rate lies inside the discrimination zone
+  (a group with mixed outcomes is the only kind that carries a GRPO gradient);
+- **hunt**: a new task at the family's current curriculum level, the family chosen with weight
+  ``discrimination(estimated pass rate)`` so families the model always or never solves fade out.
+Every judged group comes back through ``observe``: it updates the task's pass rate, the family's
+estimate, the curriculum window (promotion/demotion), the failure bank and repair progress.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from random import Random
+from typing import Any, Callable, Iterator, Sequence
+
+from alice_app.config import TRAIN_SEED_LIMIT
+from alice_app.curriculum import discrimination, in_zone, record_outcome
+from alice_app.failure_modes import label_failure
+from alice_app.tasks.registry import generate_task
+from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
+from alice_app.training.prompts import task_messages
+from alice_app.training.rewards import GroupResult
+from alice_app.types import LEVELS, Task
+
+ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
+MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
+ESTIMATE_DECAY = 0.5  # weight of the newest group in a family's running pass-rate estimate
+MIN_FAMILY_WEIGHT = 0.05  # families outside the zone still get an occasional probe
+# Only first attempts at the family's current level speak for its curriculum level: repairs may be
+# at another level, and an episode's final attempt has seen feedback and a hint.
+CURRICULUM_SOURCES = ("hunt", "zone")
+
+
+@dataclass(frozen=True)
+class FeedItem:
+    task: Task
+    source: str
+    messages: tuple[dict, ...]
+    failure_id: int | None = None
+    turn_index: int = 1  # the episode turn the completion answers (5 in episode mode)
+    previous_answers: tuple[str | None, ...] = ()  # the episode's earlier answers (repetition penalty)
+
+    def to_row(self) -> dict[str, Any]:
+        """One dataset row; TRL passes the extra columns to the reward function."""
+        return {"prompt": list(self.messages), "task": json.dumps(self.task.to_dict()),
+                "source": self.source, "failure_id": -1 if self.failure_id is None else self.failure_id,
+                "turn_index": self.turn_index, "previous_answers": json.dumps(list(self.previous_answers))}
+
+
+class CoevolvingFeed:
+    """Draws prompts from the curriculum, the bank and the zone; learns from every judged group."""
+
+    def __init__(self, families: Sequence[str], curriculum: Any, bank: Any, *, seed: int = 0,
+                 build_messages: Callable[[Task], Sequence[dict]] = task_messages):
+        if not families:
+            raise ValueError("the feed needs at least one task family")
+        self.families = list(families)
+        self.curriculum, self.bank = curriculum, bank
+        self.config = curriculum.load_config()
+        self.states = curriculum.load(self.families)
+        self.rng = Random(seed)
+        self.build_messages = build_messages
+        self.estimates: dict[tuple[str, str], float] = {}
+        self.known_tasks: dict[str, Task] = {}
+        self.replays: dict[str, int] = {}
+        self.drawn: dict[str, int] = {}
+
+    # -- drawing -------------------------------------------------------------------------------
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Endless rows for ``datasets.IterableDataset.from_generator``: drawn one at a time."""
+        while True:
+            yield self.draw().to_row()
+
+    def draw(self) -> FeedItem:
+        roll = self.rng.random()
+        item = None
+        if roll < self.config.repair_mix:
+            item = self._repair_item()
+        elif roll < self.config.repair_mix + ZONE_REPLAY_MIX:
+            item = self._zone_item()
+        item = item or self._hunt_item()
+        self.known_tasks[item.task.id] = item.task
+        self.drawn[item.source] = self.drawn.get(item.source, 0) + 1
+        return item
+
+    def level_of(self, family: str) -> str:
+        state = self.states[family]
+        return state.pinned or state.level
+
+    def family_weight(self, family: str) -> float:
+        estimate = self.estimates.get((family, self.level_of(family)))
+        weight = 1.0 if estimate is None else discrimination(estimate)
+        return max(weight, MIN_FAMILY_WEIGHT)
+
+    def _hunt_item(self) -> FeedItem:
+        weights = [self.family_weight(f) for f in self.families]
+        family = self.rng.choices(self.families, weights=weights)[0]
+        task = generate_task(family, self.level_of(family), self.rng.randrange(TRAIN_SEED_LIMIT))
+        return self._item(task, "hunt")
+
+    def _zone_item(self) -> FeedItem | None:
+        family = self.rng.choice(self.families)
+        ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
+        candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
+        if not candidates:
+            return None
+        task_id = self.rng.choice(candidates)
+        self.replays[task_id] = self.replays.get(task_id, 0) + 1
+        return self._item(self.known_tasks[task_id], "zone")
+
+    def _repair_item(self) -> FeedItem | None:
+        rows = [r for r in self.bank.repair_candidates(limit=200)
+                if r["family"] in self.families and not r["repaired"]]
+        if not rows:
+            return None
+        row = pick_failures(rows, 1, self.rng)[0]
+        original = Task.from_dict(row["task"])
+        seed = self.rng.randrange(TRAIN_SEED_LIMIT)
+        if self.rng.random() < 0.5 and row.get("extracted"):
+            task = contrastive_variant(original, str(row["extracted"]), seed)
+        else:
+            task = same_template_variant(original, seed)
+        return self._item(task, "repair", failure_id=int(row["id"]))
+
+    def _item(self, task: Task, source: str, failure_id: int | None = None) -> FeedItem:
+        return FeedItem(task=task, source=source, messages=tuple(self.build_messages(task)), failure_id=failure_id)
+
+    # -- learning from judged groups ---------------------------------------------------------
+    def observe(self, results: list[GroupResult]) -> None:
+        for result in results:
+            self._observe_group(result)
+
+    def _observe_group(self, result: GroupResult) -> None:
+        task = result.task
+        self.curriculum.record_pass_rate(task.id, task.family, task.level, result.passes, len(result.verdicts))
+        self._update_estimate(task, result.pass_rate)
+        for response, verdict in zip(result.responses, result.verdicts):
+            self.bank.record_attempt(task, verdict.is_correct)
+            if not verdict.is_correct:
+                self.bank.record(task, response, verdict, mode=label_failure(task, verdict), source="train")
+        if result.failure_id is not None:
+            self.bank.record_repair_attempt(result.failure_id, solved=2 * result.passes >= len(result.verdicts))
+        if task.family in self.states and task.level == self.level_of(task.family) and result.source in CURRICULUM_SOURCES:
+            self._update_curriculum(task.family, [v.is_correct for v in result.verdicts])
+
+    def _update_estimate(self, task: Task, pass_rate: float) -> None:
+        key = (task.family, task.level)
+        old = self.estimates.get(key)
+        self.estimates[key] = pass_rate if old is None else (1 - ESTIMATE_DECAY) * old + ESTIMATE_DECAY * pass_rate
+
+    def _update_curriculum(self, family: str, outcomes: list[bool]) -> None:
+        state = self.states[family]
+        for correct in outcomes:
+            state = record_outcome(state, correct, self.config)
+        self.states[family] = state
+        self.curriculum.save(state)
+
+    def in_zone_share(self) -> float | None:
+        """Share of the families whose current-level estimate lies in the zone (for the UI/bench)."""
+        known = [self.estimates[k] for k in ((f, self.level_of(f)) for f in self.families) if k in self.estimates]
+        return sum(in_zone(p, self.config.zone) for p in known) / len(known) if known else None
+
+
+def static_items(families: Sequence[str], size: int, seed: int,
+                 build_messages: Callable[[Task], Sequence[dict]] = task_messages) -> list[FeedItem]:
+    """The baseline: a fixed dataset, uniform over families × levels, shuffled once by ``seed``."""
+    rng = Random(seed)
+    cells = [(family, level) for family in families for level in LEVELS]
+    items = []
+    for index in range(size):
+        family, level = cells[index % len(cells)]
+        task = generate_task(family, level, rng.randrange(TRAIN_SEED_LIMIT))
+        items.append(FeedItem(task=task, source="static", messages=tuple(build_messages(task))))
+    rng.shuffle(items)
+    return items

@@ -1,0 +1,70 @@
+"""GRPOTrainer assembly: the model with a LoRA adapter, the engine's reward, and the prompt feed.
+
+The co-evolving feed is a ``datasets.IterableDataset`` over a generator, so TRL pulls each prompt
+at the moment it needs it (one generation batch ahead) and every prompt reflects what the
+previous groups taught the curriculum. The static feed is a plain ``Dataset`` (the baseline).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from alice_app.training.config import TrainConfig
+from alice_app.training.feed import CoevolvingFeed, static_items
+from alice_app.training.rewards import GroupObserver, make_reward_function
+
+
+def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer: Any, families: list[str],
+                       output_dir: Path, callbacks: list[Any]) -> Any:
+    from trl import GRPOTrainer
+
+    args = config.to_grpo_config(str(output_dir))
+    args.ignore_data_skip = True  # a live feed cannot be replayed; resuming simply draws new prompts
+    holder: dict[str, Any] = {}
+    dataset, observer = training_dataset(services, config, families, policy=lambda: holder["policy"])
+    trainer = GRPOTrainer(
+        model=model, reward_funcs=make_reward_function(services.verifier, observer), args=args,
+        train_dataset=dataset, processing_class=tokenizer, peft_config=config.lora_config(), callbacks=callbacks,
+    )
+    holder["policy"] = _live_policy(trainer.model, tokenizer, config)
+    return trainer
+
+
+def training_dataset(services: Any, config: TrainConfig, families: list[str],
+                     policy: Callable[[], Any] | None = None) -> tuple[Any, GroupObserver | None]:
+    """(dataset, observer): the observer receives every judged group (None for the static feed)."""
+    from datasets import Dataset
+
+    if config.feed == "static":
+        rows = [item.to_row() for item in static_items(families, config.static_size, config.seed)]
+        return Dataset.from_list(rows), None
+    feed = CoevolvingFeed(families, services.curriculum, services.bank, seed=config.seed)
+    if config.mode == "episode":
+        from alice_app.training.episodes import EpisodeFeed
+
+        feed = EpisodeFeed(feed, services.verifier, policy, max_tokens=config.max_completion_length)
+    return live_dataset(feed), feed.observe
+
+
+def live_dataset(feed: Any) -> Any:
+    """An IterableDataset that asks ``feed.rows()`` for each row when TRL needs it.
+
+    Built on ``ExamplesIterable`` rather than ``from_generator``, which would hash (pickle) the
+    generator and with it the feed's database connection.
+    """
+    from datasets import IterableDataset
+    from datasets.iterable_dataset import ExamplesIterable
+
+    return IterableDataset(ExamplesIterable(_numbered_rows, {"feed": feed}))
+
+
+def _numbered_rows(feed: Any) -> Any:
+    for index, row in enumerate(feed.rows()):
+        yield index, row
+
+
+def _live_policy(model: Any, tokenizer: Any, config: TrainConfig) -> Any:
+    """The policy being trained, for the episode feed's earlier turns (greedy, current weights)."""
+    from alice_app.models.local import LocalPolicy
+
+    return LocalPolicy(model, tokenizer, model_id="training-policy", batch_size=config.num_generations)

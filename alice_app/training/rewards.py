@@ -1,0 +1,97 @@
+"""GRPO reward functions with TRL's signature ``f(completions, **columns) -> list[float]``.
+
+The reward is the engine's own: the verifier stack judges each completion and
+``reward.compute_reward`` turns the verdict into a number. Because TRL hands a reward function a
+whole generation batch, made of groups of k completions of the same prompt, each group is also a
+pass-rate measurement of its task; it is passed on to an observer (the co-evolving feed), which
+feeds it back into the curriculum, the pass-rate table and the failure bank.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from alice_app.reward import compute_reward
+from alice_app.types import Task, Verdict
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """The k completions of one prompt, as judged: one pass-rate measurement of ``task``."""
+
+    task: Task
+    source: str  # where the feed found the task: hunt, zone, repair, static, episode
+    failure_id: int | None  # the banked failure this task repairs, if any
+    responses: tuple[str, ...]
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def passes(self) -> int:
+        return sum(v.is_correct for v in self.verdicts)
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passes / len(self.verdicts)
+
+
+GroupObserver = Callable[[list[GroupResult]], None]
+
+
+def completion_text(completion: Any) -> str:
+    """TRL passes a plain string, or for chat prompts a list of messages (the assistant's reply)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, list) and completion:
+        return str(completion[-1].get("content", ""))
+    return ""
+
+
+def make_reward_function(verifier: Any, observer: GroupObserver | None = None) -> Callable[..., list[float]]:
+    """The reward function for GRPOTrainer. Columns used: ``task`` (JSON of a Task), and optionally
+    ``source``, ``failure_id``, ``turn_index`` and ``previous_answers`` (JSON list, episode mode)."""
+
+    def alice_reward(completions: Sequence[Any], task: Sequence[str], **columns: Any) -> list[float]:
+        responses = [completion_text(c) for c in completions]
+        tasks = [Task.from_dict(json.loads(t)) for t in task]
+        verdicts = [verifier.verify(t, r) for t, r in zip(tasks, responses)]
+        rewards = [_reward(v, r, i, columns) for i, (v, r) in enumerate(zip(verdicts, responses))]
+        log_metric = columns.get("log_metric")
+        if log_metric is not None:
+            log_metric("accuracy", sum(v.is_correct for v in verdicts) / max(len(verdicts), 1))
+        if observer is not None:
+            observer(group_results(tasks, responses, verdicts, columns))
+        return rewards
+
+    return alice_reward
+
+
+def _reward(verdict: Verdict, response: str, index: int, columns: dict[str, Any]) -> float:
+    turn_index = int(_column(columns, "turn_index", index, 1))
+    previous = json.loads(_column(columns, "previous_answers", index, "[]") or "[]")
+    return float(compute_reward(verdict, turn_index, response, previous).total)
+
+
+def _column(columns: dict[str, Any], name: str, index: int, default: Any) -> Any:
+    values = columns.get(name)
+    return default if values is None else values[index]
+
+
+def group_results(tasks: Sequence[Task], responses: Sequence[str], verdicts: Sequence[Verdict],
+                  columns: dict[str, Any]) -> list[GroupResult]:
+    """Split a generation batch into per-prompt groups, keyed by task id in order of appearance."""
+    order: dict[str, list[int]] = {}
+    for index, task in enumerate(tasks):
+        order.setdefault(task.id, []).append(index)
+    results = []
+    for indices in order.values():
+        first = indices[0]
+        failure_id = _column(columns, "failure_id", first, -1)
+        results.append(GroupResult(
+            task=tasks[first],
+            source=str(_column(columns, "source", first, "static")),
+            failure_id=None if failure_id is None or int(failure_id) < 0 else int(failure_id),
+            responses=tuple(responses[i] for i in indices),
+            verdicts=tuple(verdicts[i] for i in indices),
+        ))
+    return results

@@ -1,0 +1,213 @@
+"""Failure bank tab: a server-side paginated table with filters, a detail view, tags, notes,
+repair marks, exports and deletion (with confirmation and, when configured, the admin password)."""
+from __future__ import annotations
+
+import json
+import tempfile
+from functools import partial
+from pathlib import Path
+
+import gradio as gr
+
+from alice_app.types import FAILURE_MODES, LEVELS
+from alice_app.ui import formatting as fmt
+from alice_app.ui.episode import family_choices
+
+PAGE_SIZES = [25, 50, 100]
+REPAIRED_CHOICES = [fmt.ALL, "unrepaired", "repaired"]
+
+
+def query_filters(family, level, mode, tag, repaired, since, until, search) -> dict:
+    """The filter form as FailureBank.query keyword arguments; bad dates raise ValueError."""
+    return {
+        "family": fmt.filter_value(family), "level": fmt.filter_value(level), "mode": fmt.filter_value(mode),
+        "tag": fmt.filter_value((tag or "").strip().lower()), "repaired": fmt.parse_repaired(repaired),
+        "since": fmt.parse_date(since), "until": fmt.parse_date(until),
+        "search": fmt.filter_value((search or "").strip()),
+    }
+
+
+def search(services, family, level, mode, tag, repaired, since, until, text, page, page_size):
+    """One page of the table; the page number is clamped to the pages that exist."""
+    try:
+        filters = query_filters(family, level, mode, tag, repaired, since, until, text)
+    except ValueError as exc:
+        return gr.skip(), f"⚠ {exc}", gr.skip()
+    size = int(page_size or 50)
+    result = services.bank.query(**filters, page=max(1, int(page or 1)), page_size=size)
+    last = fmt.page_count(result.total, size)
+    if result.page > last:  # the filter shrank the result under the current page
+        result = services.bank.query(**filters, page=last, page_size=size)
+    return fmt.failure_rows(result.rows), fmt.format_page_info(result.total, result.page, size), result.page
+
+
+def open_failure(services, failure_id):
+    row = services.bank.get(int(failure_id)) if failure_id not in (None, "") else None
+    if failure_id not in (None, "") and row is None:
+        return f"⚠ There is no failure #{int(failure_id)}.", "", ""
+    return fmt.format_failure_detail(row), (row or {}).get("notes") or "", ", ".join((row or {}).get("tags") or [])
+
+
+def selected_id(evt: gr.SelectData):
+    """Clicking any cell of a row opens that row (its id is the first column)."""
+    row = evt.row_value or []
+    return row[0] if row else gr.skip()
+
+
+def change_tags(services, ids_text, tags_text, open_id, remove: bool = False):
+    try:
+        ids = fmt.parse_ids(ids_text) or _open_ids(open_id)
+        tags = fmt.parse_tags(tags_text)
+    except ValueError as exc:
+        return f"⚠ {exc}"
+    if not ids or not tags:
+        return "⚠ Give the failure ids (or open one) and at least one tag."
+    (services.bank.remove_tags if remove else services.bank.add_tags)(ids, tags)
+    verb = "Removed" if remove else "Added"
+    return f"{verb} {', '.join(tags)} {'from' if remove else 'to'} {len(ids)} failure{'s' if len(ids) > 1 else ''}."
+
+
+def save_notes(services, open_id, notes):
+    if open_id in (None, "") or services.bank.get(int(open_id)) is None:
+        return "⚠ Open a failure first."
+    services.bank.set_notes(int(open_id), notes or "")
+    return f"Notes of failure #{int(open_id)} saved."
+
+
+def mark_repaired(services, ids_text, open_id, repaired: bool = True):
+    try:
+        ids = fmt.parse_ids(ids_text) or _open_ids(open_id)
+    except ValueError as exc:
+        return f"⚠ {exc}"
+    if not ids:
+        return "⚠ Give the failure ids (or open one)."
+    services.bank.set_repaired(ids, repaired)
+    return f"Marked {len(ids)} failure{'s' if len(ids) > 1 else ''} as {'repaired' if repaired else 'unrepaired'}."
+
+
+def delete(services, ids_text, open_id, confirmed, password):
+    try:
+        fmt.check_admin(services.settings.admin_password, password)
+        ids = fmt.parse_ids(ids_text) or _open_ids(open_id)
+    except (PermissionError, ValueError) as exc:
+        return f"⚠ {exc}"
+    if not ids:
+        return "⚠ Give the failure ids to delete (or open one)."
+    if not confirmed:
+        return f"⚠ Tick **I confirm** to delete {len(ids)} failure{'s' if len(ids) > 1 else ''}; this cannot be undone."
+    return f"Deleted {services.bank.delete(ids)} failure(s)."
+
+
+def export_jsonl(services, family, level, mode, tag, repaired, since, until, text):
+    try:
+        filters = query_filters(family, level, mode, tag, repaired, since, until, text)
+    except ValueError as exc:
+        return None, f"⚠ {exc}"
+    path = Path(tempfile.mkdtemp(prefix="alice-export-")) / "failures.jsonl"
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        for row in services.bank.iter_rows(**filters):
+            out.write(json.dumps(row, default=str) + "\n")
+            count += 1
+    return str(path), f"Exported {count:,} failures as JSONL."
+
+
+def export_dpo(services):
+    exporter = dpo_exporter()
+    if exporter is None:
+        return None, "DPO export is not available in this build (alice_app.training.dpo is missing)."
+    path = Path(tempfile.mkdtemp(prefix="alice-dpo-")) / "dpo_pairs.jsonl"
+    try:
+        count = exporter(services.bank, path)
+    except Exception as exc:  # report the exporter's own message instead of a blank failure
+        return None, f"⚠ DPO export failed: {exc}"
+    return str(path), f"Exported {count if isinstance(count, int) else 'the'} DPO pairs (prompt, chosen, rejected)."
+
+
+def dpo_exporter():
+    """The training package's DPO exporter when it exists, else None (the tab says so)."""
+    try:
+        from alice_app.training.dpo import export_dpo_pairs
+    except ImportError:
+        return None
+    return export_dpo_pairs
+
+
+def _open_ids(open_id) -> list[int]:
+    return [] if open_id in (None, "") else [int(open_id)]
+
+
+def build(services) -> dict:
+    """Lay out the tab; returns the table refresh (run on load and when the tab is opened)."""
+    with gr.Row():
+        family = gr.Dropdown([fmt.ALL, *family_choices()], value=fmt.ALL, label="Family")
+        level = gr.Dropdown([fmt.ALL, *LEVELS], value=fmt.ALL, label="Level")
+        mode = gr.Dropdown([fmt.ALL, *FAILURE_MODES], value=fmt.ALL, label="Failure mode")
+        repaired = gr.Dropdown(REPAIRED_CHOICES, value=fmt.ALL, label="Repaired")
+    with gr.Row():
+        tag = gr.Textbox(label="Tag", placeholder="e.g. review")
+        since = gr.Textbox(label="Since (YYYY-MM-DD)")
+        until = gr.Textbox(label="Until (YYYY-MM-DD)")
+        text = gr.Textbox(label="Search (prompt, response, notes)", scale=2)
+    with gr.Row():
+        run_search = gr.Button("Search", variant="primary")
+        prev_page, next_page = gr.Button("◀ Previous"), gr.Button("Next ▶")
+        page = gr.Number(1, label="Page", precision=0, minimum=1)
+        page_size = gr.Dropdown(PAGE_SIZES, value=50, label="Rows per page")
+    page_info = gr.Markdown(elem_id="bank-page-info")
+    table = gr.Dataframe(headers=fmt.FAILURE_COLUMNS, interactive=False, wrap=True, label="Failures (click a row)")
+    with gr.Row():
+        with gr.Column(scale=3):
+            with gr.Row():
+                open_id = gr.Number(None, label="Failure id", precision=0)
+                open_button = gr.Button("Open")
+            detail = gr.Markdown(fmt.format_failure_detail(None), elem_id="bank-detail")
+        with gr.Column(scale=2):
+            ids = gr.Textbox(label="Ids to act on (e.g. 3, 7, 10-12; blank = the open failure)")
+            tags = gr.Textbox(label="Tags (comma-separated)", elem_id="bank-tags")
+            with gr.Row():
+                add_tag, remove_tag = gr.Button("Add tags"), gr.Button("Remove tags")
+            with gr.Row():
+                repaired_on, repaired_off = gr.Button("Mark repaired"), gr.Button("Mark unrepaired")
+            notes = gr.Textbox(label="Notes", lines=3)
+            save = gr.Button("Save notes")
+            with gr.Accordion("Export", open=False):
+                with gr.Row():
+                    jsonl, dpo = gr.Button("Export JSONL (current filter)"), gr.Button("Export DPO pairs")
+                download = gr.File(label="Download", interactive=False)
+            with gr.Accordion("Delete", open=False):
+                confirm = gr.Checkbox(label="I confirm: delete these failures for good")
+                password = gr.Textbox(label="Admin password", type="password",
+                                      visible=bool(services.settings.admin_password))
+                remove = gr.Button("Delete", variant="stop")
+    action = gr.Markdown(elem_id="bank-status")
+
+    filters = [family, level, mode, tag, repaired, since, until, text]
+    do_search = partial(search, services)
+    refresh = dict(fn=do_search, inputs=[*filters, page, page_size], outputs=[table, page_info, page])
+    reopen = dict(fn=partial(open_failure, services), inputs=[open_id], outputs=[detail, notes, tags])
+    run_search.click(**refresh, api_name="search_failures")
+    for box in (tag, since, until, text):
+        box.submit(**refresh, api_name=f"search_on_{box.label.split()[0].lower()}", api_visibility="private")
+    prev_page.click(lambda p: max(1, int(p or 1) - 1), page, page, api_name="prev_page", api_visibility="private").then(
+        **refresh, api_name="prev_page_search", api_visibility="private")
+    next_page.click(lambda p: int(p or 1) + 1, page, page, api_name="next_page", api_visibility="private").then(
+        **refresh, api_name="next_page_search", api_visibility="private")
+    open_button.click(**reopen, api_name="open_failure")
+    table.select(selected_id, None, open_id, api_name="select_failure", api_visibility="private").then(
+        **reopen, api_name="open_selected", api_visibility="private")
+    edits = (
+        (add_tag, partial(change_tags, services), [ids, tags, open_id], "add_tags"),
+        (remove_tag, partial(change_tags, services, remove=True), [ids, tags, open_id], "remove_tags"),
+        (repaired_on, partial(mark_repaired, services), [ids, open_id], "mark_repaired"),
+        (repaired_off, partial(mark_repaired, services, repaired=False), [ids, open_id], "mark_unrepaired"),
+        (save, partial(save_notes, services), [open_id, notes], "save_notes"),
+        (remove, partial(delete, services), [ids, open_id, confirm, password], "delete_failures"),
+    )
+    for button, fn, inputs, name in edits:
+        button.click(fn, inputs, action, api_name=name).then(
+            **refresh, api_name=f"{name}_refresh", api_visibility="private").then(
+            **reopen, api_name=f"{name}_reopen", api_visibility="private")
+    jsonl.click(partial(export_jsonl, services), filters, [download, action], api_name="export_jsonl")
+    dpo.click(partial(export_dpo, services), None, [download, action], api_name="export_dpo")
+    return refresh

@@ -1,0 +1,53 @@
+"""Charts tab: every figure comes from the database through Services; empty data gives an empty
+state that says how to fill it (see charts.py)."""
+from __future__ import annotations
+
+from functools import partial
+
+import gradio as gr
+
+from alice_app.ui import charts
+
+
+def figures(services, run_id):
+    """All seven figures for one run (blank = the newest run) and the bank/curriculum as they are."""
+    run = _run(services, run_id)
+    metrics = services.runs.metrics(run["id"]) if run else []
+    evals = services.runs.evals(run["id"]) if run else {}
+    return (
+        charts.reward_accuracy_figure(metrics),
+        charts.zero_std_figure(metrics),
+        charts.counts_figure(services.bank.count_by("family"), "Failures by family"),
+        charts.counts_figure(services.bank.count_by("mode"), "Failures by failure mode"),
+        charts.failure_map_figure(services.bank.failure_map()),
+        charts.curriculum_figure(services.curriculum.history()),
+        charts.before_after_figure(evals),
+    )
+
+
+def _run(services, run_id):
+    if run_id not in (None, ""):
+        return services.runs.get(int(run_id))
+    runs = services.runs.list(limit=1)
+    return runs[0] if runs else None
+
+
+def build(services) -> dict:
+    """Lay out the tab; returns the refresh event (run when the tab is opened)."""
+    with gr.Row():
+        run_id = gr.Number(None, label="Run id for the training charts (blank = newest)", precision=0)
+        refresh_button = gr.Button("Refresh charts", variant="primary")
+    with gr.Row():
+        reward = gr.Plot(elem_classes=["alice-chart"])
+        zero_std = gr.Plot(elem_classes=["alice-chart"])
+    with gr.Row():
+        by_family = gr.Plot(elem_classes=["alice-chart"])
+        by_mode = gr.Plot(elem_classes=["alice-chart"])
+    with gr.Row():
+        failure_map = gr.Plot(elem_classes=["alice-chart"])
+        curriculum = gr.Plot(elem_classes=["alice-chart"])
+    before_after = gr.Plot(elem_classes=["alice-chart"])
+    refresh = dict(fn=partial(figures, services), inputs=[run_id],
+                   outputs=[reward, zero_std, by_family, by_mode, failure_map, curriculum, before_after])
+    refresh_button.click(**refresh, api_name="refresh_charts")
+    return refresh

@@ -1,0 +1,309 @@
+"""Pure formatters: service data in, Markdown strings and table rows out.
+
+Nothing here touches gradio or the database, so every function is unit-tested on plain dicts.
+The shapes follow docs/CONTRACTS.md (Observation, environment state, FailureBank rows, RunStore rows).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any, Mapping, Sequence
+
+from alice_app.types import TURN_KINDS
+
+TURNS_PER_EPISODE = len(TURN_KINDS)
+ALL = "(all)"  # the "no filter" choice in every filter dropdown
+FAILURE_COLUMNS = ["id", "family", "level", "mode", "response", "expected", "seen", "repaired", "tags", "last seen"]
+HISTORY_COLUMNS = ["turn", "kind", "response", "correct", "confidence", "tier", "reward"]
+RUN_COLUMNS = ["id", "kind", "status", "step", "total", "created", "error"]
+CURRICULUM_COLUMNS = ["family", "level", "pinned", "rolling accuracy", "samples"]
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """Read a field from a dataclass or a dict alike (Observation may be either)."""
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def shorten(text: Any, limit: int = 80) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def escape(text: Any) -> str:
+    """Task and model text shown as Markdown: angle brackets would be read (and dropped) as HTML."""
+    return str(text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quote(text: Any) -> str:
+    """A Markdown block quote of any (multi-line, untrusted) text."""
+    return "\n".join(f"> {line}" for line in escape(text).splitlines() or [""])
+
+
+def format_percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
+# ---------------------------------------------------------------- episode
+def format_task(observation: Any) -> str:
+    """The task card: family, level, prompt, and which turn comes next."""
+    if observation is None:
+        return "_No episode yet. Pick a family and level (or **Next from curriculum**) and press **New episode**._"
+    turn, kind = _get(observation, "turn", 0), _get(observation, "kind")
+    status = "finished" if _get(observation, "done") else f"turn {min(turn + 1, TURNS_PER_EPISODE)} of {TURNS_PER_EPISODE} ({kind})"
+    return (
+        f"**{_get(observation, 'family')}** · {_get(observation, 'level')} · `{_get(observation, 'task_id')}` · {status}\n\n"
+        f"{quote(_get(observation, 'prompt', ''))}"
+    )
+
+
+def format_verdict(verdict: Mapping[str, Any] | None) -> str:
+    if not verdict:
+        return "_No answer judged yet._"
+    mark = "✓ correct" if verdict.get("is_correct") else "✗ wrong"
+    extracted = verdict.get("extracted")
+    found = f" · extracted `{extracted}`" if extracted is not None else " · no answer extracted"
+    return (
+        f"**{mark}** · confidence {float(verdict.get('confidence', 0)):.2f} · tier {verdict.get('tier')}{found}\n\n"
+        f"{escape(verdict.get('feedback', ''))}"
+    )
+
+
+def reward_parts(reward: Any) -> tuple[float | None, dict[str, float]]:
+    """A reward may arrive as a Reward dict ({total, components}) or a bare number."""
+    if reward is None:
+        return None, {}
+    if isinstance(reward, Mapping):
+        return float(reward.get("total", 0.0)), dict(reward.get("components") or {})
+    return float(reward), {}
+
+
+def format_reward(reward: Any) -> str:
+    total, components = reward_parts(reward)
+    if total is None:
+        return "_No reward yet._"
+    lines = [f"**Reward {total:+.3f}**", "", "| component | value |", "|---|---|"]
+    lines += [f"| {name} | {value:+.3f} |" for name, value in components.items()]
+    return "\n".join(lines if components else lines[:1])
+
+
+def format_guidance(observation: Any) -> str:
+    """What the environment shows before the next attempt: feedback, reflection prompt, hint."""
+    if observation is None:
+        return ""
+    if _get(observation, "done"):
+        return ""
+    kind = _get(observation, "kind")
+    hint = _get(observation, "hint")
+    parts = [f"**Next: {kind}**"]
+    messages = _get(observation, "messages") or []
+    if messages and _get(observation, "turn", 0) > 0:
+        parts.append(f"> {messages[-1].get('content', '')}")
+    if hint:
+        parts.append(f"**Hint:** {hint}")
+    return "\n\n".join(parts)
+
+
+def format_answer_key(answer: Any, hint: str | None) -> str:
+    """Once the episode is over, the expected answer and the hint may be shown."""
+    lines = [f"**Expected answer:** `{escape(answer)}`"]
+    if hint:
+        lines.append(f"**Hint:** {escape(hint)}")
+    return "\n\n".join(lines)
+
+
+def format_outcome(observation: Any) -> str:
+    info = _get(observation, "info") or {}
+    solved = info.get("solved", (_get(observation, "verdict") or {}).get("is_correct"))
+    if solved:
+        return f"**Solved** at turn {_get(observation, 'turn')}."
+    banked = info.get("failure_id")
+    where = f" (failure #{banked})" if banked else ""
+    return f"**Not solved after {TURNS_PER_EPISODE} turns.** The episode was added to the failure bank{where}."
+
+
+def history_rows(history: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    rows = []
+    for turn in history:
+        verdict = turn.get("verdict") or {}
+        total, _ = reward_parts(turn.get("reward"))
+        rows.append([
+            turn.get("index"), turn.get("kind"), shorten(turn.get("response"), 60),
+            "✓" if verdict.get("is_correct") else "✗", round(float(verdict.get("confidence", 0)), 2),
+            verdict.get("tier"), None if total is None else round(total, 3),
+        ])
+    return rows
+
+
+# ---------------------------------------------------------------- failure bank
+def failure_rows(rows: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    return [[
+        r.get("id"), r.get("family"), r.get("level"), r.get("mode"), shorten(r.get("response"), 50),
+        r.get("expected"), r.get("times_seen"), "yes" if r.get("repaired") else "no",
+        ", ".join(r.get("tags") or []), str(r.get("last_seen") or "")[:19],
+    ] for r in rows]
+
+
+def page_count(total: int, page_size: int) -> int:
+    return max(1, -(-total // max(1, page_size)))
+
+
+def format_page_info(total: int, page: int, page_size: int) -> str:
+    return f"Page {page} of {page_count(total, page_size)} · {total:,} failure{'s' if total != 1 else ''}"
+
+
+def format_failure_detail(row: Mapping[str, Any] | None) -> str:
+    if not row:
+        return "_Select a row (or type its id and press **Open**) to see the whole failure._"
+    verdict = row.get("verdict") or {}
+    tags = ", ".join(f"`{t}`" for t in row.get("tags") or []) or "none"
+    lines = [
+        f"### Failure #{row.get('id')} · {row.get('family')} · {row.get('level')} · mode `{row.get('mode')}`",
+        f"**Task** (`{row.get('task_id')}`, seed {row.get('seed')}):\n\n{quote(row.get('prompt'))}",
+        f"**Response:**\n\n{quote(row.get('response'))}",
+        f"**Expected:** `{row.get('expected')}` · **extracted:** `{row.get('extracted')}`",
+        f"**Verdict:** {format_verdict(verdict)}",
+        f"**Seen** {row.get('times_seen')}× · **repaired:** {'yes' if row.get('repaired') else 'no'} "
+        f"({row.get('repair_successes', 0)} repair successes) · **source:** {row.get('source')}",
+        f"**Tags:** {tags} · **first seen** {row.get('created_at')} · **last seen** {row.get('last_seen')}",
+    ]
+    history = (row.get("task") or {}).get("history") or verdict.get("details", {}).get("history")
+    if history:
+        lines.append("**Episode history:**\n\n" + "\n".join(
+            f"{i}. {escape(shorten(h.get('response') if isinstance(h, Mapping) else h, 100))}" for i, h in enumerate(history, 1)))
+    return "\n\n".join(lines)
+
+
+_ID_RANGE = re.compile(r"^(\d+)\s*-\s*(\d+)$")
+
+
+def parse_ids(text: str | None, limit: int = 10_000) -> list[int]:
+    """'3, 7, 10-12' → [3, 7, 10, 11, 12]; anything else is a ValueError naming the bad part."""
+    ids: list[int] = []
+    for part in filter(None, (p.strip() for p in str(text or "").replace(";", ",").split(","))):
+        span = _ID_RANGE.match(part)
+        if span:
+            low, high = int(span[1]), int(span[2])
+            if high < low:
+                raise ValueError(f"Range {part!r} runs backwards; write it low-high, e.g. 10-12.")
+            ids.extend(range(low, high + 1))
+        elif part.isdigit():
+            ids.append(int(part))
+        else:
+            raise ValueError(f"{part!r} is not a failure id; use numbers and ranges like '3, 7, 10-12'.")
+        if len(ids) > limit:
+            raise ValueError(f"At most {limit:,} ids at once; narrow the range.")
+    return list(dict.fromkeys(ids))
+
+
+def parse_tags(text: str | None) -> list[str]:
+    tags = [t.strip().lower() for t in str(text or "").split(",")]
+    bad = [t for t in tags if t and not re.fullmatch(r"[\w.:\-]+", t)]
+    if bad:
+        raise ValueError(f"Tags may hold letters, digits, '_', '-', '.', ':' only (not {bad[0]!r}).")
+    return list(dict.fromkeys(t for t in tags if t))
+
+
+def parse_date(text: str | None) -> str | None:
+    """'2026-11-30' → the same date, checked (the bank treats an 'until' date as inclusive); blank → None."""
+    text = str(text or "").strip()
+    if not text:
+        return None
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"Date {text!r} is not valid; write it as YYYY-MM-DD, e.g. 2026-11-30.") from None
+    return day.isoformat()
+
+
+def filter_value(choice: Any) -> Any:
+    """Map the '(all)' dropdown choice and blanks to None (no filter)."""
+    return None if choice in (None, "", ALL) else choice
+
+
+def parse_repaired(choice: str | None) -> bool | None:
+    return {"repaired": True, "unrepaired": False}.get(str(choice or ""))
+
+
+# ---------------------------------------------------------------- curriculum
+def curriculum_rows(states: Mapping[str, Any], accuracy_of) -> list[list[Any]]:
+    """One row per family; ``accuracy_of`` is curriculum.rolling_accuracy (kept injectable)."""
+    return [[
+        name, _get(state, "level"), _get(state, "pinned") or "", format_percent(accuracy_of(state)),
+        len(_get(state, "outcomes") or ()),
+    ] for name, state in sorted(states.items())]
+
+
+def format_curriculum_config(config: Any) -> str:
+    zone = _get(config, "zone") or (None, None)
+    return (
+        f"Window **{_get(config, 'window')}** answers · promote at **{format_percent(_get(config, 'promote_at'))}** · "
+        f"demote at **{format_percent(_get(config, 'demote_at'))}** · min samples **{_get(config, 'min_samples')}** · "
+        f"discrimination zone **{zone[0]:.2f}–{zone[1]:.2f}** · repair mix **{format_percent(_get(config, 'repair_mix'))}**"
+    )
+
+
+# ---------------------------------------------------------------- training
+def format_duration(seconds: float | None) -> str:
+    if seconds is None or seconds < 0:
+        return "—"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+def estimate_eta(step: int, total: int, elapsed_s: float | None) -> float | None:
+    if not step or not total or elapsed_s is None or step >= total:
+        return None if step < total else 0.0
+    return elapsed_s / step * (total - step)
+
+
+def format_progress(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, Any]], elapsed_s: float | None) -> str:
+    if not run:
+        return "_No training run yet. Choose a mode and steps, then press **Start**._"
+    step, total = int(run.get("step") or 0), int(run.get("total") or 0)
+    bar = f"{step}/{total}" if total else f"{step}"
+    lines = [f"**Run #{run.get('id')}** · {run.get('kind')} · **{run.get('status')}** · step {bar} · "
+             f"ETA {format_duration(estimate_eta(step, total, elapsed_s))}"]
+    if run.get("error"):
+        lines.append(f"⚠ {run['error']}")
+    latest = flatten_metrics(metrics[-1]) if metrics else {}
+    shown = {k: v for k, v in latest.items() if isinstance(v, (int, float)) and k not in ("run_id", "id", "step")}
+    if shown:
+        lines.append(" · ".join(f"{k} {v:.4g}" for k, v in shown.items()))
+    return "\n\n".join(lines)
+
+
+def flatten_metrics(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Metric rows may nest their values under 'metrics'; charts want one flat dict per step."""
+    flat = {k: v for k, v in row.items() if k != "metrics"}
+    nested = row.get("metrics")
+    if isinstance(nested, Mapping):
+        flat.update(nested)
+    return flat
+
+
+def run_rows(runs: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    return [[
+        r.get("id"), r.get("kind"), r.get("status"), r.get("step"), r.get("total"),
+        str(r.get("created_at") or "")[:19], shorten(r.get("error"), 60),
+    ] for r in runs]
+
+
+def eval_rows(evals: Mapping[str, Any]) -> list[list[Any]]:
+    """Before/after table: one row per family × level, with the change in points."""
+    before, after = evals.get("before") or {}, evals.get("after") or {}
+    rows = []
+    for family in sorted(set(before) | set(after)):
+        for level in sorted(set(before.get(family, {})) | set(after.get(family, {}))):
+            b, a = before.get(family, {}).get(level), after.get(family, {}).get(level)
+            delta = None if a is None or b is None else round(100 * (a - b), 1)
+            rows.append([family, level, format_percent(b), format_percent(a), delta])
+    return rows
+
+
+def check_admin(required: str | None, given: str | None) -> None:
+    """Raise PermissionError unless no password is configured or the right one was typed."""
+    if required and (given or "") != required:
+        raise PermissionError("This action needs the admin password (ALICE_ADMIN_PASSWORD). Type it in the password box.")

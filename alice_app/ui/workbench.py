@@ -1,0 +1,42 @@
+"""The whole workbench: one ``gr.Blocks`` with a tab per area, all talking to one Services."""
+from __future__ import annotations
+
+import gradio as gr
+
+from alice_app.ui import bank, charts_tab, curriculum, episode, training
+
+INTRO = (
+    "# ALICE workbench\n"
+    "Find, record and repair the reasoning failures of a language model. Play an episode by hand, "
+    "browse the failure bank, steer the curriculum, train, and watch the charts."
+)
+CSS = ".alice-chart { min-height: 360px; }"
+
+
+def build_app(services) -> gr.Blocks:
+    """Build the app for ``services``; nothing here holds per-user state (that lives in gr.State)."""
+    with gr.Blocks(title="ALICE workbench") as demo:
+        gr.Markdown(INTRO)
+        with gr.Tabs():
+            with gr.Tab("Episode", id="episode"):
+                episode.build(services)
+            with gr.Tab("Failure bank", id="bank") as bank_tab:
+                bank_refresh = bank.build(services)
+            with gr.Tab("Curriculum", id="curriculum") as curriculum_tab:
+                curriculum_refresh = curriculum.build(services)
+            with gr.Tab("Training", id="training") as training_tab:
+                training_refresh = training.build(services)
+            with gr.Tab("Charts", id="charts") as charts_tab_block:
+                charts_refresh = charts_tab.build(services)
+        # Each tab reloads from the database when opened, so it shows what other sessions changed.
+        for tab, refresh, name in ((bank_tab, bank_refresh, "bank"), (curriculum_tab, curriculum_refresh, "curriculum"),
+                                   (training_tab, training_refresh, "training"), (charts_tab_block, charts_refresh, "charts")):
+            tab.select(**refresh, api_name=f"open_{name}_tab", api_visibility="private")
+        demo.load(**curriculum_refresh, api_name="load_curriculum", api_visibility="private")
+    return demo
+
+
+def launch(demo: gr.Blocks, settings, **options):
+    """Launch on the configured address with the workbench's theme and CSS."""
+    return demo.launch(server_name=settings.server_name, server_port=settings.server_port,
+                       theme=gr.themes.Soft(), css=CSS, **options)

@@ -1,0 +1,62 @@
+"""A real ALICE server on 127.0.0.1 (uvicorn in a thread) over a temporary database."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from alice_app.server.asgi import create_app
+
+
+@contextmanager
+def running_server(app) -> Iterator[str]:
+    """Serve ``app`` on a free local port until the block ends; yields the base URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture
+def serve():
+    """``with serve(app) as url:`` runs another server, e.g. one with other settings."""
+    return running_server
+
+
+@pytest.fixture
+def services(settings):
+    from alice_app.services import Services
+
+    return Services.from_settings(settings)
+
+
+@pytest.fixture
+def server_url(services) -> Iterator[str]:
+    """The OpenEnv API without the web UI (the UI has its own test)."""
+    with running_server(create_app(services, mount_ui=False)) as url:
+        yield url
+
+
+@pytest.fixture
+def http(server_url) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server_url, timeout=30) as client:
+        yield client

@@ -1,0 +1,213 @@
+"""The environment on a real SQLite file with the real tasks, verifier, episode and curriculum."""
+from pathlib import Path
+
+import pytest
+
+from alice_app.curriculum import CurriculumConfig
+from alice_app.environment import MAX_ACTION_BYTES, AliceEnvironment, seed_from_task_id
+from alice_app.store.curriculum import CurriculumStore
+from alice_app.store.db import open_db
+from alice_app.store.failures import FailureBank
+from alice_app.tasks import generate_task
+from alice_app.verify.stack import VerifierStack
+
+FAMILY = "negation_arithmetic"
+
+
+@pytest.fixture
+def stores(tmp_path: Path):
+    db = open_db(tmp_path / "alice.db")
+    yield FailureBank(db), CurriculumStore(db)
+    db.close()
+
+
+def make_env(stores, **kwargs) -> AliceEnvironment:
+    bank, curriculum = stores
+    return AliceEnvironment(bank, curriculum, VerifierStack(), **kwargs)
+
+
+def right(env: AliceEnvironment) -> str:
+    return f"Answer: {env.episode.task.answer}"
+
+
+def wrong(env: AliceEnvironment) -> str:
+    return f"Answer: {int(env.episode.task.answer) + 1000}"
+
+
+def test_five_wrong_turns_end_the_episode_and_bank_exactly_one_failure(stores):
+    bank, curriculum = stores
+    env = make_env(stores)
+    obs = env.reset(seed=3, family=FAMILY, level="easy", mode="hunt")
+    assert (obs.turn, obs.kind, obs.done, obs.reward, obs.hint) == (0, "attempt", False, None, None)
+    assert obs.messages[-1] == {"role": "user", "content": obs.prompt}
+    kinds = []
+    for turn in range(1, 6):
+        obs = env.step(f"Answer: {1000 + turn}")
+        kinds.append(obs.kind)
+        assert obs.turn == turn and obs.verdict["is_correct"] is False and obs.reward is not None
+    assert kinds == ["feedback", "reflection", "hint", "final", None]
+    assert obs.done and obs.hint == env.episode.task.hint and obs.info["solved"] is False
+    page = bank.query()
+    assert page.total == 1
+    row = page.rows[0]
+    assert row["id"] == obs.info["failure_id"] and row["response"] == "Answer: 1005"  # the final attempt
+    assert row["extracted"] == "1005" and row["source"] == "hunt" and row["mode"] == obs.info["failure_mode"]
+    assert bank.failure_map() == [{"family": FAMILY, "level": "easy", "failures": 1, "unique_failures": 1,
+                                   "attempts": 1, "correct": 0, "failure_rate": 1.0}]
+    assert curriculum.load([FAMILY])[FAMILY].outcomes == (False,)
+    state = env.state
+    assert state["done"] and not state["solved"] and state["turn"] == 5 and len(state["history"]) == 5
+    assert len(state["rewards"]) == 5 and state["task"]["id"] == f"{FAMILY}/easy/3"
+    with pytest.raises(ValueError, match="episode is over"):
+        env.step("Answer: 1")
+
+
+def test_a_solved_episode_ends_early_and_banks_nothing(stores):
+    bank, curriculum = stores
+    env = make_env(stores)
+    env.reset(seed=4, family=FAMILY, level="easy", mode="hunt")
+    env.step(wrong(env))
+    obs = env.step(right(env))
+    assert obs.done and obs.turn == 2 and obs.info["solved"] and not obs.info["first_attempt_correct"]
+    assert obs.reward > env.state["rewards"][0]
+    assert bank.count() == 0 and bank.failure_map()[0]["correct"] == 1
+    assert curriculum.load([FAMILY])[FAMILY].outcomes == (False,)  # the unaided first attempt counts
+
+
+def test_two_environments_do_not_share_state(stores):
+    first, second = make_env(stores), make_env(stores)
+    first.reset(seed=1, family=FAMILY, level="easy", mode="hunt")
+    second.reset(seed=2, family="false_claim", level="medium", mode="hunt")
+    first.step(wrong(first))
+    assert first.state["turn"] == 1 and second.state["turn"] == 0
+    assert second.state["task"]["id"] == "false_claim/medium/2"
+    assert first.state["episode_id"] != second.state["episode_id"]
+    assert make_env(stores).state == {"episode_id": None, "mode": None, "task": None, "turn": 0, "done": False,
+                                      "solved": False, "rewards": [], "history": []}
+
+
+def test_the_curriculum_promotes_and_survives_a_reopen(tmp_path):
+    path = tmp_path / "alice.db"
+    db = open_db(path)
+    CurriculumStore(db).save_config(CurriculumConfig(window=2, min_samples=2, repair_mix=0.0))
+    env = AliceEnvironment(FailureBank(db), CurriculumStore(db), VerifierStack(), rng_seed=0)
+    for _ in range(2):
+        env.reset(family=FAMILY, mode="hunt")
+        obs = env.step(right(env))
+    assert obs.info["level_before"] == "easy" and obs.info["level_after"] == "medium"
+    db.close()
+    reopened = open_db(path)
+    env = AliceEnvironment(FailureBank(reopened), CurriculumStore(reopened), VerifierStack(), rng_seed=1)
+    assert env.reset(family=FAMILY, mode="hunt").level == "medium"
+    history = CurriculumStore(reopened).history(FAMILY)
+    assert [h["level"] for h in history] == ["easy", "medium"]
+    reopened.close()
+
+
+def test_an_off_level_episode_leaves_the_curriculum_alone(stores):
+    _, curriculum = stores
+    env = make_env(stores)
+    env.reset(seed=1, family=FAMILY, level="hard", mode="hunt")
+    env.step(right(env))
+    assert curriculum.load([FAMILY])[FAMILY].outcomes == () and curriculum.history() == []
+
+
+@pytest.mark.parametrize("action, message", [(None, "a string"), (42, "a string"),
+                                             ("x" * (MAX_ACTION_BYTES + 1), "64 KB")])
+def test_bad_actions_are_refused_and_nothing_is_written(stores, action, message):
+    bank, _ = stores
+    env = make_env(stores)
+    with pytest.raises(ValueError, match="reset"):
+        env.step("Answer: 1")
+    env.reset(seed=1, family=FAMILY, level="easy", mode="hunt")
+    with pytest.raises(ValueError, match=message):
+        env.step(action)
+    assert env.state["turn"] == 0 and bank.count() == 0 and bank.failure_map() == []
+    env.step("x" * (MAX_ACTION_BYTES - 20) + " Answer: 1")  # just under the limit is fine
+
+
+def test_bad_reset_options_are_refused(stores):
+    env = make_env(stores)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        env.reset(mode="explore")
+    with pytest.raises(ValueError, match="unknown task family"):
+        env.reset(family="nope")
+    with pytest.raises(ValueError, match="level must be one of"):
+        env.reset(family=FAMILY, level="impossible", mode="repair")
+
+
+def test_seeds_make_resets_reproducible(stores):
+    env = make_env(stores)
+    assert env.reset(seed=7, family=FAMILY, level="medium", mode="hunt").task_id == f"{FAMILY}/medium/7"
+    assert env.reset(seed=11, mode="hunt").task_id == env.reset(seed=11, mode="hunt").task_id
+    assert len({env.reset(mode="hunt").task_id for _ in range(5)}) == 5
+
+
+def test_a_given_task_is_played_as_is(stores):
+    bank, _ = stores
+    env = make_env(stores)
+    task = generate_task("false_claim", "hard", 5)
+    assert env.reset(task=task.to_dict()).task_id == task.id
+    for _ in range(5):
+        env.step("no idea")
+    assert bank.query().rows[0]["source"] == "manual" and bank.query().rows[0]["mode"] == "format"
+    with pytest.raises(ValueError, match="task must be a Task or a dict"):
+        env.reset(task={"prompt": "What is 3 + 4?"})
+
+
+def test_repair_plays_variants_of_banked_failures_until_repaired(stores):
+    bank, _ = stores
+    env = make_env(stores, rng_seed=5, repair_required=2)
+    with pytest.raises(ValueError, match="no failures"):
+        env.reset(mode="repair")
+    original = generate_task(FAMILY, "easy", 9)
+    failure_id = bank.record(original, "Answer: 12345", _verdict_for(original, "Answer: 12345"), mode="other")
+    for expected_repaired in (False, True):
+        obs = env.reset(mode="repair")
+        assert obs.info["repair_of"] == failure_id and obs.info["mode"] == "repair"
+        assert obs.family == FAMILY and obs.level == "easy" and obs.task_id != original.id
+        obs = env.step(right(env))
+        assert obs.info["repaired"] is expected_repaired
+    assert bank.get(failure_id)["repaired"] is True and bank.get(failure_id)["repair_attempts"] == 2
+
+
+def test_a_failed_repair_is_banked_as_a_repair_failure(stores):
+    bank, _ = stores
+    env = make_env(stores, rng_seed=2)
+    original = generate_task(FAMILY, "easy", 9)
+    failure_id = bank.record(original, "Answer: 12345", _verdict_for(original, "Answer: 12345"), mode="other")
+    env.reset(mode="repair")
+    for _ in range(5):
+        obs = env.step(wrong(env))
+    assert obs.info["repaired"] is False and bank.get(failure_id)["repair_attempts"] == 1
+    assert bank.get(obs.info["failure_id"])["source"] == "repair"
+
+
+def test_auto_mode_follows_repair_mix_and_falls_back_to_hunt(stores):
+    bank, curriculum = stores
+    env = make_env(stores, rng_seed=3)
+    curriculum.save_config(CurriculumConfig(repair_mix=1.0))
+    assert env.reset().info["mode"] == "hunt"  # nothing to repair yet
+    original = generate_task(FAMILY, "easy", 9)
+    bank.record(original, "Answer: 12345", _verdict_for(original, "Answer: 12345"), mode="other")
+    assert {env.reset().info["mode"] for _ in range(5)} == {"repair"}
+    curriculum.save_config(CurriculumConfig(repair_mix=0.0))
+    assert {env.reset().info["mode"] for _ in range(5)} == {"hunt"}
+
+
+def test_hunt_revisits_tasks_in_the_discrimination_zone(stores):
+    _, curriculum = stores
+    env = make_env(stores, rng_seed=4)
+    curriculum.record_pass_rate(f"{FAMILY}/easy/424242", FAMILY, "easy", 2, 4)
+    curriculum.record_pass_rate(f"{FAMILY}/easy/777", FAMILY, "easy", 4, 4)  # solved: not in the zone
+    ids = [env.reset(family=FAMILY, mode="hunt").task_id for _ in range(40)]
+    assert 8 <= ids.count(f"{FAMILY}/easy/424242") <= 32 and f"{FAMILY}/easy/777" not in ids
+
+
+def test_seed_from_task_id():
+    assert seed_from_task_id("f/easy/12") == 12
+    assert seed_from_task_id("f/easy/12#abc") is None and seed_from_task_id("nonsense") is None
+
+
+def _verdict_for(task, response):
+    return VerifierStack().verify(task, response)

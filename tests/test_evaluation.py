@@ -1,0 +1,64 @@
+import pytest
+
+from alice_app.config import HELD_OUT_SEED_START, TRAIN_SEED_LIMIT
+from alice_app.episode import SYSTEM_PROMPT
+from alice_app.evaluation import default_families, evaluate, held_out_tasks, mean_accuracy
+from alice_app.tasks.registry import get_family
+
+
+class KeyPolicy:
+    """Answers right for the tasks in ``key`` (prompt → answer), wrong otherwise."""
+
+    model_id = "key"
+
+    def __init__(self, key):
+        self.key, self.calls = key, []
+
+    def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
+        self.calls.append((len(messages_batch), n, temperature))
+        return [[f"Answer: {self.key.get(chat[-1]['content'], 'no idea')}"] for chat in messages_batch]
+
+
+def test_accuracy_per_family_and_level_on_held_out_seeds():
+    tasks = held_out_tasks(["false_claim", "negation_arithmetic"], ("easy", "medium", "hard"), 4, HELD_OUT_SEED_START)
+    assert all(task.seed >= HELD_OUT_SEED_START > TRAIN_SEED_LIMIT for task in tasks)
+    # right on every false_claim task, and on half of the easy negation_arithmetic ones
+    key = {t.prompt: t.answer for t in tasks if t.family == "false_claim"}
+    key |= {t.prompt: t.answer for t in tasks if t.family == "negation_arithmetic" and t.level == "easy"
+            and t.seed < HELD_OUT_SEED_START + 2}
+    policy = KeyPolicy(key)
+    table = evaluate(policy, ["false_claim", "negation_arithmetic"], n_per_cell=4)
+    assert table == {"false_claim": {"easy": 1.0, "medium": 1.0, "hard": 1.0},
+                     "negation_arithmetic": {"easy": 0.5, "medium": 0.0, "hard": 0.0}}
+    assert mean_accuracy(table) == round(3.5 / 6, 4)
+    assert all(n == 1 and temperature == 0.0 for _, n, temperature in policy.calls)  # greedy, one answer
+
+
+def test_the_policy_sees_turn_one_of_an_episode():
+    seen = []
+
+    class Spy(KeyPolicy):
+        def generate(self, messages_batch, **kwargs):
+            seen.extend(messages_batch)
+            return super().generate(messages_batch, **kwargs)
+
+    evaluate(Spy({}), ["false_claim"], n_per_cell=1, levels=["easy"])
+    task = held_out_tasks(["false_claim"], ["easy"], 1, HELD_OUT_SEED_START)[0]
+    assert seen == [[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.prompt}]]
+
+
+def test_default_families_are_ours_not_adapters():
+    families = default_families()
+    assert "negation_arithmetic" in families and "plain_arithmetic" in families
+    assert all(get_family(name).scorer is None for name in families)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seed_start": 0}, "held out"),
+    ({"n_per_cell": 0}, "--n-per-cell"),
+    ({"families": ["nope"]}, "unknown task family"),
+    ({"levels": ["expert"]}, "unknown level"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate(KeyPolicy({}), **{"families": ["false_claim"], **kwargs})

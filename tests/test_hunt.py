@@ -1,0 +1,148 @@
+"""The hunt loop on a real Services (real SQLite bank, real environment and verifier).
+
+The policy here is a scripted stand-in (the unit under test is the loop); the real embedded model
+plays a hunt in tests/models/test_hunt_slow.py.
+"""
+import pytest
+
+from alice_app.hunt import (
+    Archive,
+    EpisodeResult,
+    archive_rows,
+    axis_rows,
+    check_hunt_args,
+    run_hunt,
+    summary_rows,
+)
+from alice_app.services import Services
+from alice_app.tasks.registry import generate_task
+
+
+class ScriptedPolicy:
+    """Answers every chat with ``answer(task_prompt)``; records the size of every batch."""
+
+    model_id = "scripted"
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.batches: list[int] = []
+
+    def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
+        self.batches.append(len(messages_batch))
+        return [[self.answer(chat[1]["content"])] * n for chat in messages_batch]
+
+
+def always_wrong(prompt):
+    return "Answer: 123456"
+
+
+@pytest.fixture
+def services(settings):
+    services = Services.from_settings(settings)
+    yield services
+    services.close()
+
+
+def test_random_hunt_batches_turns_and_banks_every_failure(services):
+    policy = ScriptedPolicy(always_wrong)
+    report = run_hunt(policy, services, 6, ["negation_arithmetic"], batch_size=4, seed=1)
+    assert len(report.results) == 6 and report.failures == 6
+    assert all(r.turns == 5 and not r.solved and r.failure_id for r in report.results)
+    # 4 episodes side by side for 5 turns, then the last 2: one generate call per turn.
+    assert policy.batches == [4] * 5 + [2] * 5
+    assert services.bank.count(family="negation_arithmetic") == 6
+    assert services.curriculum.load(["negation_arithmetic"])["negation_arithmetic"].outcomes
+
+
+class AnswerKey:
+    """Wraps Services so every task an environment starts is written into ``answers``."""
+
+    def __init__(self, services):
+        self.services, self.answers = services, {}
+
+    def new_environment(self, seed=None):
+        env, answers = self.services.new_environment(seed), self.answers
+        original_reset = env.reset
+
+        def reset(*args, **kwargs):
+            observation = original_reset(*args, **kwargs)
+            answers[observation.prompt] = env.state["task"]["answer"]
+            return observation
+
+        env.reset = reset
+        return env
+
+
+def test_solved_episodes_end_early_and_bank_nothing(services):
+    keyed = AnswerKey(services)
+    perfect = ScriptedPolicy(lambda prompt: f"Answer: {keyed.answers[prompt]}")
+    report = run_hunt(perfect, keyed, 5, ["plain_arithmetic", "false_claim"], batch_size=5, seed=2)
+    assert all(r.solved and r.turns == 1 and r.first_attempt_correct for r in report.results)
+    assert perfect.batches == [5]
+    assert services.bank.count() == 0
+    rows = summary_rows(report)
+    assert sum(row["solved_t1"] for row in rows) == 5 and all(row["banked"] == 0 for row in rows)
+
+
+def test_mutate_hunt_fills_the_archive_with_failing_mutants(services):
+    report = run_hunt(ScriptedPolicy(always_wrong), services, 12, ["negation_arithmetic", "false_claim"],
+                      strategy="mutate", batch_size=3, seed=3)
+    mutants = [r for r in report.results if "mutation" in r.task.metadata]
+    assert len(report.results) == 12 and len(mutants) >= 9  # after the first batch, all mutants
+    assert report.archive.cells and archive_rows(report.archive)
+    assert sum(row["mutants"] for row in axis_rows(report.archive)) == len(mutants)
+    assert all(row["survival"] == 1.0 for row in axis_rows(report.archive))  # this policy never recovers
+
+
+def test_mutate_starts_from_banked_failures(services):
+    run_hunt(ScriptedPolicy(always_wrong), services, 2, ["false_claim"], batch_size=2, seed=4)
+    report = run_hunt(ScriptedPolicy(always_wrong), services, 2, ["false_claim"], strategy="mutate",
+                      batch_size=2, seed=5)
+    assert all("mutation" in r.task.metadata for r in report.results)
+
+
+def _result(family, mode, solved_at=None):
+    task = generate_task(family, "easy", 0)
+    return EpisodeResult(task=_with_mutation(task), solved=solved_at is not None, turns=solved_at or 5,
+                         first_attempt_correct=solved_at == 1, failure_mode=None if solved_at == 1 else mode,
+                         failure_id=None)
+
+
+def _with_mutation(task):
+    from dataclasses import replace
+
+    return replace(task, metadata={**task.metadata, "mutation": {"axis": "distractors", "from": 1, "to": 2}})
+
+
+def test_archive_keeps_the_hardest_failure_per_cell_and_counts_survival():
+    archive = Archive()
+    assert archive.add(_result("false_claim", "distractor_echo", solved_at=3))  # fitness 0.4
+    assert archive.add(_result("false_claim", "distractor_echo"))  # unsolved: fitness 1.0 replaces
+    assert not archive.add(_result("false_claim", "distractor_echo", solved_at=2))  # weaker: kept out
+    assert not archive.add(_result("false_claim", "other", solved_at=1))  # solved at once: not a failure
+    cell = archive.cells[("false_claim", "easy", "distractor_echo")]
+    assert (cell.fitness, cell.hits) == (1.0, 3)
+    assert axis_rows(archive) == [{"axis": "distractors", "mutants": 4, "still_failing": 3, "survival": 0.75}]
+
+
+@pytest.mark.parametrize("args, message", [
+    ((0, None, "random", 8), "--episodes"),
+    ((1, None, "greedy", 8), "strategy"),
+    ((1, ["nope"], "random", 8), "unknown task family 'nope'"),
+    ((1, None, "random", 0), "--batch-size"),
+])
+def test_bad_arguments(args, message):
+    with pytest.raises(ValueError, match=message):
+        check_hunt_args(*args)
+
+
+def test_same_seed_replays_the_same_tasks(settings, tmp_path):
+    from dataclasses import replace
+
+    ids = []
+    for name in ("a.db", "b.db"):
+        services = Services.from_settings(replace(settings, db_path=tmp_path / name))
+        report = run_hunt(ScriptedPolicy(always_wrong), services, 4, None, batch_size=2, seed=9)
+        ids.append([r.task.id for r in report.results])
+        services.close()
+    assert ids[0] == ids[1]

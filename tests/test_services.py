@@ -1,0 +1,92 @@
+"""Services on a real temporary database: cheap to build, heavy parts only on first use."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from alice_app.environment import AliceEnvironment
+from alice_app.services import LazyOracle, Services
+from alice_app.tasks import generate_task
+from alice_app.verify.oracle import NoOracle, OracleError
+
+
+def test_from_settings_opens_the_database_and_wires_the_stores(settings):
+    services = Services.from_settings(settings)
+    assert settings.db_path.exists()
+    assert isinstance(services.oracle, NoOracle) and services.loaded_policy is None
+    env = services.new_environment(seed=1)
+    assert isinstance(env, AliceEnvironment) and env is not services.new_environment()
+    env.reset(seed=2, family="negation_arithmetic", level="easy", mode="hunt")
+    for _ in range(5):
+        env.step("Answer: 99999")
+    assert services.bank.count() == 1 and services.curriculum.history()
+    assert services.runs.list() == []
+    services.close()
+
+
+def test_environments_from_one_services_share_the_bank_but_not_episodes(settings):
+    services = Services.from_settings(settings)
+    a, b = services.new_environment(), services.new_environment()
+    a.reset(seed=1, family="false_claim", level="easy", mode="hunt")
+    b.reset(seed=2, family="false_claim", level="easy", mode="hunt")
+    for _ in range(5):
+        a.step("Answer: 99999")
+    assert b.state["turn"] == 0 and services.bank.count() == 1
+    services.close()
+
+
+def test_creating_services_is_fast_and_never_imports_torch(settings):
+    code = textwrap.dedent(f"""
+        import sys, time
+        start = time.perf_counter()
+        from alice_app.config import Settings
+        from alice_app.services import Services
+        services = Services.from_settings(Settings(data_dir={str(settings.data_dir)!r}, db_path={str(settings.db_path)!r}))
+        services.new_environment().reset(mode="hunt")
+        print(time.perf_counter() - start, "torch" in sys.modules, "transformers" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    seconds, torch_loaded, transformers_loaded = out.stdout.split()
+    assert torch_loaded == "False" and transformers_loaded == "False"
+    assert float(seconds) < 10  # typically ~1 s; generous for a loaded 2-core CI box
+
+
+def test_the_policy_is_built_on_first_use_only(settings):
+    remote = settings.with_overrides(api_base_url="http://127.0.0.1:9/v1", model_name="some-model")
+    services = Services.from_settings(remote)
+    assert services.loaded_policy is None
+    policy = services.policy
+    assert policy is services.policy and services.loaded_policy is policy
+    assert policy.model_id == "some-model"
+    services.use_policy(sentinel := object())
+    assert services.policy is sentinel
+    services.close()
+
+
+def test_an_api_oracle_without_an_endpoint_is_a_clear_error(settings):
+    with pytest.raises(ValueError, match="API_BASE_URL"):
+        Services.from_settings(settings.with_overrides(oracle="api"))
+
+
+def test_a_local_oracle_loads_lazily_and_a_load_failure_degrades_to_tier_1(settings, monkeypatch):
+    services = Services.from_settings(settings.with_overrides(oracle="local", oracle_model="/no/such/model"))
+    assert isinstance(services.oracle, LazyOracle)
+
+    def broken(*args, **kwargs):  # stands in for a model that cannot be loaded
+        raise FileNotFoundError("/no/such/model")
+
+    monkeypatch.setattr("alice_app.models.factory.build_oracle", broken)
+    with pytest.raises(OracleError, match="could not be loaded"):
+        services.oracle.judge(generate_task("negation_arithmetic", "easy", 1), "seven-ish")
+    verdict = services.verifier.verify(generate_task("negation_arithmetic", "easy", 1), "no number here")
+    assert verdict.tier == 1 and verdict.is_correct is False
+    services.close()
+
+
+def test_training_is_created_on_first_use(settings):
+    pytest.importorskip("alice_app.training.job")
+    services = Services.from_settings(settings)
+    job = services.training
+    assert job is services.training and job.services is services
+    services.close()

@@ -1,0 +1,66 @@
+import json
+
+from alice_app.ui import charts
+
+METRICS = [{"step": s, "reward": 0.1 * s, "accuracy": 0.2 * s, "frac_reward_zero_std": 1 - 0.25 * s} for s in (1, 2, 3)]
+
+
+def annotation(figure) -> str:
+    return " ".join(a.text for a in figure.layout.annotations)
+
+
+def test_reward_accuracy_plots_both_series():
+    figure = charts.reward_accuracy_figure(METRICS)
+    assert [t.name for t in figure.data] == ["reward", "accuracy"]
+    assert list(figure.data[1].y) == [0.2, 0.4, 0.6000000000000001]
+    json.loads(figure.to_json())  # what gr.Plot sends must serialise
+
+
+def test_metrics_nested_under_metrics_key_are_read():
+    figure = charts.zero_std_figure([{"step": 4, "metrics": {"frac_reward_zero_std": 0.5}}])
+    assert list(figure.data[0].x) == [4] and list(figure.data[0].y) == [0.5]
+
+
+def test_empty_states_say_how_to_fill_them():
+    assert "Training tab" in annotation(charts.reward_accuracy_figure([]))
+    assert "GRPO" in annotation(charts.zero_std_figure([{"step": 1, "reward": 1.0}]))
+    assert "hunt" in annotation(charts.counts_figure({}, "Failures by family"))
+    assert "attempts" in annotation(charts.failure_map_figure([]))
+    assert "curriculum" in annotation(charts.curriculum_figure([])).lower()
+    assert "evaluation" in annotation(charts.before_after_figure({}))
+    assert not charts.reward_accuracy_figure([]).data
+
+
+def test_counts_sorted_descending():
+    figure = charts.counts_figure({"a": 1, "b": 5, "c": 3}, "t")
+    assert list(figure.data[0].x) == ["b", "c", "a"] and list(figure.data[0].y) == [5, 3, 1]
+
+
+def test_failure_rate_grid_orders_levels_and_leaves_gaps():
+    cells = [{"family": "neg", "level": "hard", "failures": 3, "attempts": 4},
+             {"family": "neg", "level": "easy", "failures": 1, "attempts": 4},
+             {"family": "plain", "level": "easy", "failures": 0, "attempts": 0}]
+    families, levels, grid = charts.failure_rate_grid(cells)
+    assert families == ["neg", "plain"] and levels == ["easy", "hard"]
+    assert grid == [[0.25, 0.75], [None, None]]
+    figure = charts.failure_map_figure(cells)
+    assert figure.data[0].type == "heatmap" and figure.data[0].text[0][1] == "75%"
+
+
+def test_failure_rate_caps_at_one():
+    # failures are deduplicated rows while attempts count episodes; a rate never exceeds 100%
+    assert charts.failure_rate_grid([{"family": "f", "level": "easy", "failures": 9, "attempts": 3}])[2] == [[1.0]]
+
+
+def test_curriculum_figure_maps_levels_to_steps():
+    history = [{"ts": "2026-11-30T09:00:00Z", "family": "neg", "level": "easy", "accuracy": 0.9},
+               {"ts": "2026-11-30T09:05:00Z", "family": "neg", "level": "medium", "accuracy": None}]
+    figure = charts.curriculum_figure(history)
+    assert list(figure.data[0].y) == [0, 1] and figure.data[0].name == "neg"
+
+
+def test_before_after_groups_family_means():
+    evals = {"before": {"neg": {"easy": 0.0, "hard": 0.2}}, "after": {"neg": {"easy": 0.8, "hard": 0.4}}}
+    figure = charts.before_after_figure(evals)
+    assert [t.name for t in figure.data] == ["before", "after"]
+    assert list(figure.data[0].y) == [0.1] and abs(figure.data[1].y[0] - 0.6) < 1e-9

@@ -1,0 +1,102 @@
+import threading
+
+import pytest
+
+from alice_app.tasks import generate_task
+from alice_app.verify.tier1 import answers_equal, check, extract_answer, locate_answer
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Answer: 7", "7"), ("**7**", "7"), ("7.0", "7"), ("seven", "7"), ("-3", "-3"), ("3/4", "3/4"),
+    ("The answer is 7. Hope this helps!", "7"), ("\\boxed{7}", "7"), ("Answer: −3", "-3"),
+    ("1, 2, Answer: 3 and then 5, Answer: 9 in the end", "9"),  # the last "Answer:" wins
+    ("Answer: 12\nBecause 5 + 7 = 12 and not 14.", "12"),  # an answer followed by trailing text
+    ("The answer is not 14, it is 7", "7"),  # "answer is not X" names what the answer is not
+    ("Answer: **seven**", "7"), ("The answer is twenty-one.", "21"), ("Answer:\n\n 12", "12"),
+    ("x\x00\x01 Answer: 5\x7f", "5"), ("So the answer is $\\frac{6}{8}$.", "3/4"),
+    ("Final answer: \\boxed{\\frac{1}{2}}", "1/2"), ("\\boxed{\\sqrt{4}}", "2"),
+    ("Answer: 3 + 4 = 7", "7"), ("Answer: 7 - 3", "4"), ("Answer: (3 + 4) × 2", "14"),
+    ("Answer: 8. Note that 3 + 4 = 7", "8"), ("I believe the answer is 1,000 apples", "1000"),
+    ("I think 3 and 4 make 7, right?", "7"), ("Answer: 0.50", "0.5"),
+])
+def test_extract_answer(text, expected):
+    assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "blah", "one of them", "none", "Answer: 1/0", None, 42])
+def test_extract_answer_finds_nothing(text):
+    assert extract_answer(text) is None
+
+
+@pytest.mark.parametrize("text", ["Answer: 2^{2^{64}}", "Answer: 9^9^9^9", "Answer: 2**2**100"])
+def test_huge_powers_stay_symbolic_instead_of_hanging(text):
+    answer = extract_answer(text)
+    assert answer is not None and "**" in answer  # not evaluated
+
+
+def test_answer_stated_early_in_a_very_long_reply():
+    assert extract_answer("Answer: 7\n" + "z" * 1_000_000) == "7"
+
+
+def test_method_says_how_sure_the_extraction_is():
+    assert locate_answer("7")[1] == "plain"
+    assert locate_answer("Answer: 7")[1] == "marker"
+    assert locate_answer("I think 3 and 4 make 7")[1] == "last_number"
+
+
+@pytest.mark.parametrize("a, b", [("7", "7.0"), ("7", "14/2"), ("seven", "7"), ("0.5", "1/2"), ("Yes", "yes.")])
+def test_answers_equal(a, b):
+    assert answers_equal(a, b) and answers_equal(b, a)
+
+
+@pytest.mark.parametrize("a, b", [("7", "8"), ("7", ""), ("", ""), ("7", None), ("3/4", "0.74")])
+def test_answers_differ(a, b):
+    assert not answers_equal(a, b)
+
+
+def test_check_decides_plain_numbers(task):
+    assert check(task, "Answer: 10").is_correct
+    wrong = check(task, "Answer: 14")
+    assert wrong.decided and not wrong.is_correct and wrong.extracted == "14"
+
+
+def test_check_leaves_no_answer_and_symbolic_forms_undecided(task):
+    assert not check(task, "I am not sure").decided
+    symbolic = check(task, "Answer: \\sqrt{2}")
+    assert not symbolic.decided and symbolic.extracted == "sqrt(2)"
+
+
+def test_check_proves_equivalent_forms_with_math_verify(make_task):
+    result = check(make_task(answer="2"), "Answer: \\sqrt{4}")
+    assert result.decided and result.is_correct
+
+
+def test_check_text_answers(make_task):
+    task = make_task(answer="True")
+    assert check(task, "Answer: true").is_correct
+    assert not check(task, "Answer: False").decided  # an equivalent wording needs the oracle
+
+
+def test_reasoning_gym_family_is_scored_by_its_own_scorer():
+    task = generate_task("rg_basic_arithmetic", "easy", 3)
+    right = check(task, f"Let me compute.\nAnswer: {task.answer}")
+    assert right.decided and right.is_correct and right.method == "scorer" and right.score == 1.0
+    wrong = check(task, f"Answer: {int(task.answer) + 1}")
+    assert wrong.decided and not wrong.is_correct
+
+
+def test_a_failing_scorer_leaves_tier1_undecided(task):
+    def broken(task, response):
+        raise RuntimeError("boom")
+
+    result = check(task, "Answer: 10", scorer=broken)
+    assert not result.decided and "boom" in result.reason
+
+
+def test_check_works_outside_the_main_thread(make_task):
+    # math-verify's own timeout uses signal.alarm, which fails in threads; ours must not.
+    results = []
+    worker = threading.Thread(target=lambda: results.append(check(make_task(answer="3/4"), "$\\frac{3}{4}$")))
+    worker.start()
+    worker.join(30)
+    assert results and results[0].is_correct

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .types import TURN_KINDS, Reward, Verdict
+from .verify.extract import locate_answer
 from .verify.tier1 import answers_equal
 
 CORRECT = 1.0
@@ -15,12 +16,14 @@ SPEED_BONUS = 0.5  # for solving at turn 1, falling linearly to 0 at the last tu
 FORMAT_BONUS = 0.1
 REPETITION_PENALTY = -0.2
 TURNS = len(TURN_KINDS)
+EXPLICIT_METHODS = frozenset({"plain", "marker", "boxed"})
 
 REWARD_FORMULA = (
     "total = correctness + speed + format + repetition, where "
     f"correctness = {CORRECT:g} if the verdict is correct else 0; "
     f"speed = {SPEED_BONUS:g} × ({TURNS} − turn) / {TURNS - 1} if correct else 0 (turn = 1..{TURNS}); "
-    f"format = {FORMAT_BONUS:g} if an answer could be extracted (or the verdict is correct) else 0; "
+    f"format = {FORMAT_BONUS:g} if the response states its answer explicitly (an 'Answer:' line, "
+    "a \\boxed{} or nothing but the answer) else 0; "
     f"repetition = {REPETITION_PENALTY:g} if the answer is wrong and repeats an earlier answer "
     "of the same episode else 0"
 )
@@ -36,10 +39,15 @@ def compute_reward(
     components = {
         "correctness": CORRECT if correct else 0.0,
         "speed": SPEED_BONUS * (TURNS - turn_index) / (TURNS - 1) if correct else 0.0,
-        "format": FORMAT_BONUS if (verdict.extracted is not None or correct) else 0.0,
+        "format": FORMAT_BONUS if _explicit(response) else 0.0,
         "repetition": _repetition(verdict, correct, previous_answers),
     }
     return Reward(total=round(sum(components.values()), 6), components=components)
+
+
+def _explicit(response: str) -> bool:
+    # The requested format, not a number guessed from prose: what the system prompt asks for.
+    return locate_answer(response)[1] in EXPLICIT_METHODS
 
 
 def _repetition(verdict: Verdict, correct: bool, previous_answers: Sequence[str | None]) -> float:

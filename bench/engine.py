@@ -72,6 +72,29 @@ def stack_round(n: int, families: list[str]) -> list[float]:
     return times
 
 
+ADVERSARIAL = {
+    "1 MB of one digit": "1" * 1_000_000,
+    "1 MB of control characters": "".join(chr(i % 32) for i in range(1_000_000)),
+    "100k unclosed \\boxed{": "\\boxed{" * 100_000,
+    "100k $x$ (LaTeX everywhere)": "$x$ " * 100_000,
+    "2000 LaTeX answer markers": "Answer: \\sqrt{\\sqrt{2}} " * 2000,
+    "1.2 MB of number words": "seven " * 200_000,
+    "tower of powers": "Answer: 2^{2^{2^{64}}}",
+    "10k nested parentheses": "Answer: " + "(" * 5000 + "1" + ")" * 5000,
+}
+
+
+def worst_cases(families: list[str]) -> None:
+    """The slowest single verification of a hostile reply (warm caches, full stack)."""
+    stack = VerifierStack()
+    task = generate_task(families[0], "easy", 0)
+    for label, reply in ADVERSARIAL.items():
+        stack.verify(task, reply)  # warm: math-verify's first call imports sympy
+        started = time.perf_counter()
+        stack.verify(task, reply)
+        print(f"hostile reply, {label}: {(time.perf_counter() - started) * 1e3:.1f} ms")
+
+
 def summary(label: str, rounds: list[list[float]]) -> float:
     """Print the best round's throughput with its median and 99th-percentile task; return tasks/s."""
     best = sorted(min(rounds, key=sum))
@@ -99,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     alice_rate = summary("alice: generate + tier-1 check of the answer and a wrong answer", alice)
     gym_rate = summary("reasoning-gym basic_arithmetic: generate + score_answer of both", gym)
     summary("alice, full verifier stack (feedback + failure diagnosis), for information", stack)
+    worst_cases(families)
     print(f"ratio (alice/reasoning-gym throughput): {alice_rate / gym_rate:.2f}")
 
 

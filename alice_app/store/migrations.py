@@ -38,12 +38,12 @@ CREATE TABLE failures (
     last_seen TEXT NOT NULL
 );
 CREATE UNIQUE INDEX failures_dedupe ON failures (task_id, answer_key);
-CREATE INDEX failures_family_level ON failures (family, level, last_seen);
+CREATE INDEX failures_family ON failures (family, last_seen);
+CREATE INDEX failures_family_level ON failures (family, level, last_seen, times_seen);  -- + failure_map()
 CREATE INDEX failures_mode ON failures (mode, last_seen);
 CREATE INDEX failures_repaired ON failures (repaired, last_seen);
 CREATE INDEX failures_source ON failures (source, last_seen);
 CREATE INDEX failures_last_seen ON failures (last_seen);
-CREATE INDEX failures_map ON failures (family, level, times_seen);  -- covers failure_map()
 CREATE INDEX failures_repair ON failures (repaired, times_seen DESC, last_seen DESC);
 
 -- failures.tags (a JSON list) is the truth; failure_tags is an index over it kept by triggers.

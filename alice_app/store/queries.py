@@ -92,7 +92,9 @@ def where_clause(
         params.append(1 if repaired else 0)
     match = fts_query(search or "")
     if match:
-        parts.append("id IN (SELECT rowid FROM failures_fts WHERE failures_fts MATCH ?)")
+        # "+id" keeps SQLite from driving the query by the match list: it walks the last_seen
+        # index instead and stops after one page, so common words (thousands of matches) stay fast.
+        parts.append("+id IN (SELECT rowid FROM failures_fts WHERE failures_fts MATCH ?)")
         params.append(match)
     for value, end in ((since, False), (until, True)):
         if value not in (None, ""):

@@ -79,12 +79,15 @@ class RunRecorder:
             self.runs.set_checkpoint(self.run_id, str(checkpoint))
 
 
-def run_recorder(runs: Any, run_id: int, stop_requested: threading.Event,
-                 on_step: Callable[[int, int, dict[str, float]], None] | None = None) -> Any:
-    """A ``RunRecorder`` that is also a ``transformers.TrainerCallback`` (imported only here, lazily)."""
+def as_trainer_callback(instance: Any) -> Any:
+    """Give a plain object with ``on_*`` hooks the ``transformers.TrainerCallback`` base, so it
+    answers every event; transformers is imported only here, when a trainer is being built."""
     from transformers import TrainerCallback
 
-    class RunRecorderCallback(RunRecorder, TrainerCallback):
-        pass
+    instance.__class__ = type(type(instance).__name__, (type(instance), TrainerCallback), {})
+    return instance
 
-    return RunRecorderCallback(runs, run_id, stop_requested, on_step)
+
+def run_recorder(runs: Any, run_id: int, stop_requested: threading.Event,
+                 on_step: Callable[[int, int, dict[str, float]], None] | None = None) -> Any:
+    return as_trainer_callback(RunRecorder(runs, run_id, stop_requested, on_step))

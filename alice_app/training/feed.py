@@ -78,10 +78,10 @@ class CoevolvingFeed:
         roll = self.rng.random()
         item = None
         if roll < self.config.repair_mix:
-            item = self._repair_item()
+            item = self.repair_item()
         elif roll < self.config.repair_mix + ZONE_REPLAY_MIX:
-            item = self._zone_item()
-        item = item or self._hunt_item()
+            item = self.zone_item()
+        item = item or self.hunt_item()
         self.known_tasks[item.task.id] = item.task
         self.drawn[item.source] = self.drawn.get(item.source, 0) + 1
         return item
@@ -95,13 +95,13 @@ class CoevolvingFeed:
         weight = 1.0 if estimate is None else discrimination(estimate)
         return max(weight, MIN_FAMILY_WEIGHT)
 
-    def _hunt_item(self) -> FeedItem:
+    def hunt_item(self) -> FeedItem:
         weights = [self.family_weight(f) for f in self.families]
         family = self.rng.choices(self.families, weights=weights)[0]
         task = generate_task(family, self.level_of(family), self.rng.randrange(TRAIN_SEED_LIMIT))
         return self._item(task, "hunt")
 
-    def _zone_item(self) -> FeedItem | None:
+    def zone_item(self) -> FeedItem | None:
         family = self.rng.choice(self.families)
         ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
         candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
@@ -111,7 +111,7 @@ class CoevolvingFeed:
         self.replays[task_id] = self.replays.get(task_id, 0) + 1
         return self._item(self.known_tasks[task_id], "zone")
 
-    def _repair_item(self) -> FeedItem | None:
+    def repair_item(self) -> FeedItem | None:
         rows = [r for r in self.bank.repair_candidates(limit=200)
                 if r["family"] in self.families and not r["repaired"]]
         if not rows:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from alice_app.training.config import TrainConfig
-from alice_app.training.runner import RunRequest, StepHook, execute_run, run_output_dir
+from alice_app.training.runner import RunRequest, StepHook, execute_run
 
 log = logging.getLogger(__name__)
 JOB_ID = "alice-training"
-LOCK_NAME = ".training.lock"
+LOCK_SUFFIX = ".training.lock"
 
 
 class TrainingBusyError(ValueError):
@@ -29,15 +29,19 @@ class TrainingBusyError(ValueError):
 class TrainingJob:
     """``start(config) -> run_id`` (refuses a second), ``stop()``, ``resume(run_id)``, ``status()``."""
 
-    def __init__(self, services: Any, *, runner: Callable[[Any, RunRequest], str] = execute_run):
+    def __init__(self, services: Any, *, runs_dir: str | Path | None = None,
+                 runner: Callable[[Any, RunRequest], str] = execute_run):
         self.services = services
+        self.runs_dir = Path(runs_dir or services.settings.runs_dir)  # checkpoints and adapters
         self.runner = runner  # swappable so a test can make training fail on purpose
         self._lock = threading.Lock()
         self._request: RunRequest | None = None
         self._finished = threading.Event()
         self._finished.set()
         self._scheduler: Any = None
-        self._lock_path = Path(services.settings.runs_dir) / LOCK_NAME
+        # One lock per database: runs of one database are one queue, whichever process starts them.
+        db_path = Path(services.settings.db_path)
+        self._lock_path = db_path.with_name(db_path.name + LOCK_SUFFIX)
         self._lock_file: Any = None
         self.phase: str | None = None
         self._fail_orphaned_runs()
@@ -48,7 +52,7 @@ class TrainingJob:
         with self._lock:
             self._claim()
             run_id = self.services.runs.create(config.mode, config.to_dict())
-            self._launch(RunRequest(run_id, config, run_output_dir(self.services.settings, run_id), on_step=on_step))
+            self._launch(RunRequest(run_id, config, self.run_dir(run_id), on_step=on_step))
         return run_id
 
     def resume(self, run_id: int, on_step: StepHook | None = None) -> int:
@@ -58,7 +62,7 @@ class TrainingJob:
             raise ValueError(f"no training run with id {run_id}")
         if run["status"] not in ("stopped", "failed"):
             raise ValueError(f"run {run_id} is {run['status']}; only a stopped or failed run can be resumed")
-        output_dir = run_output_dir(self.services.settings, run_id)
+        output_dir = self.run_dir(run_id)
         checkpoint = latest_checkpoint(output_dir)
         config = TrainConfig.from_dict(run["config"])
         with self._lock:
@@ -66,6 +70,9 @@ class TrainingJob:
             self.services.runs.set_status(run_id, "queued")
             self._launch(RunRequest(run_id, config, output_dir, resume_from=checkpoint, on_step=on_step))
         return run_id
+
+    def run_dir(self, run_id: int) -> Path:
+        return self.runs_dir / f"run-{run_id}"
 
     def stop(self) -> bool:
         """Ask the active run to stop after its current step; False when nothing is running."""

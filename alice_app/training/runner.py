@@ -28,10 +28,6 @@ class RunRequest:
     on_phase: Callable[[str], None] | None = None  # "loading", "eval-before", "training", "eval-after"
 
 
-def run_output_dir(settings: Any, run_id: int) -> Path:
-    return Path(settings.runs_dir) / f"run-{run_id}"
-
-
 def load_training_model(settings: Any, config: TrainConfig) -> tuple[Any, Any]:
     """The base model for LoRA: fp32 on CPU; on CUDA 4-bit NF4 (QLoRA) unless ``qlora`` is off."""
     from alice_app.models.loader import load_causal_lm

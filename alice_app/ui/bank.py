@@ -117,20 +117,21 @@ def export_dpo(services):
     if exporter is None:
         return None, "DPO export is not available in this build (alice_app.training.dpo is missing)."
     path = Path(tempfile.mkdtemp(prefix="alice-dpo-")) / "dpo_pairs.jsonl"
-    try:
-        count = exporter(services.bank, path)
+    try:  # chosen = the task's exact answer in the answer format, checked by the verifier
+        count = exporter(services.bank, services.verifier, path)
     except Exception as exc:  # report the exporter's own message instead of a blank failure
         return None, f"⚠ DPO export failed: {exc}"
-    return str(path), f"Exported {count if isinstance(count, int) else 'the'} DPO pairs (prompt, chosen, rejected)."
+    return str(path), (f"Exported {count:,} DPO pairs (prompt, chosen, rejected) as JSONL; "
+                       "load with datasets.load_dataset('json', data_files=...).")
 
 
 def dpo_exporter():
     """The training package's DPO exporter when it exists, else None (the tab says so)."""
     try:
-        from alice_app.training.dpo import export_dpo_pairs
+        from alice_app.training.dpo import export_dpo_dataset
     except ImportError:
         return None
-    return export_dpo_pairs
+    return export_dpo_dataset
 
 
 def _open_ids(open_id) -> list[int]:

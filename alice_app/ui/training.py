@@ -79,9 +79,8 @@ def stop(services, password):
         fmt.check_admin(services.settings.admin_password, password)
     except PermissionError as exc:
         return f"⚠ {exc}"
-    if services.runs.active() is None:
-        return "No run is active."
-    services.training.stop()
+    if services.runs.active() is None or training_available() or not services.training.stop():
+        return "No run is active in this app."
     return "Stop requested: the run stops after the current step."
 
 
@@ -113,8 +112,16 @@ def progress(services, run_id):
     run = _pick_run(services, runs, run_id)
     metrics = services.runs.metrics(run["id"]) if run else []
     evals = services.runs.evals(run["id"]) if run else {}
-    return (fmt.format_progress(run, metrics, elapsed_seconds(metrics)), fmt.run_rows(runs),
-            fmt.eval_rows(evals))
+    live = fmt.format_progress(run, metrics, elapsed_seconds(metrics))
+    phase = _phase(services) if run and run["status"] in ("queued", "running", "stopping") else None
+    return live + (f"\n\nNow: {phase}" if phase else ""), fmt.run_rows(runs), fmt.eval_rows(evals)
+
+
+def _phase(services) -> str | None:
+    """What the job is doing now (loading, evaluating, training), when this process runs it."""
+    if training_available():
+        return None
+    return services.training.status().get("phase")
 
 
 def _pick_run(services, runs, run_id):

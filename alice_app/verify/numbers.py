@@ -62,7 +62,10 @@ def _numeral_value(text: str) -> Fraction | None:
 
 
 def words_to_fraction(text: str) -> Fraction | None:
-    """"twenty-one" → 21, "minus three" → -3, "one hundred and five" → 105; None if not a number."""
+    """"twenty-one" → 21, "minus three" → -3, "one hundred and five" → 105; None if not a number.
+
+    Word order is checked, so "seven seven" or "three twenty" is not read as a sum.
+    """
     tokens = [t for t in re.split(r"[\s-]+", text.lower().strip()) if t and t != "and"]
     sign = 1
     if tokens and tokens[0] in ("minus", "negative"):
@@ -70,16 +73,37 @@ def words_to_fraction(text: str) -> Fraction | None:
     if not tokens:
         return None
     total = current = 0
+    previous = "scale"  # what may follow: after a scale anything; after tens only a unit 1-9
     for token in tokens:
-        if token in WORD_VALUES:
-            current += WORD_VALUES[token]
-        elif token == "hundred":
+        kind = _word_kind(token)
+        if kind is None or not _may_follow(previous, kind, token):
+            return None
+        if kind == "hundred":
             current = max(current, 1) * 100
-        elif token in _SCALES:
+        elif kind == "scale":
             total, current = total + max(current, 1) * _SCALES[token], 0
         else:
-            return None
+            current += WORD_VALUES[token]
+        previous = kind
     return Fraction(sign * (total + current))
+
+
+def _word_kind(token: str) -> str | None:
+    if token == "hundred":
+        return "hundred"
+    if token in _SCALES:
+        return "scale"
+    if token in _TENS:
+        return "tens"
+    return "unit" if token in WORD_VALUES else None
+
+
+def _may_follow(previous: str, kind: str, token: str) -> bool:
+    if kind in ("hundred", "scale"):
+        return previous in ("unit", "tens", "hundred") or previous == "scale" and kind == "hundred"
+    if previous == "tens":
+        return kind == "unit" and 0 < WORD_VALUES[token] < 10
+    return previous in ("scale", "hundred")
 
 
 def canonical(value: Fraction, source: str = "") -> str:

@@ -30,6 +30,8 @@ class VerifierStack:
     ) -> None:
         if oracle_timeout_s is not None and oracle_timeout_s <= 0:
             raise ValueError(f"oracle_timeout_s must be positive or None, not {oracle_timeout_s}")
+        if not 0.0 <= unstable_below <= 1.0:
+            raise ValueError(f"unstable_below must be a confidence between 0 and 1, not {unstable_below}")
         self.oracle = oracle
         self.oracle_timeout_s = oracle_timeout_s
         self.unstable_below = unstable_below
@@ -67,7 +69,7 @@ class VerifierStack:
             feedback=write_feedback(task, judgement.is_correct, first.extracted),
             tier=2,
             extracted=first.extracted,
-            details={"tier1": _tier1_details(first), "oracle": self.oracle.name, "oracle_reason": judgement.reason},
+            details={"tier1": _tier1_details(first), "oracle": _name(self.oracle), "oracle_reason": judgement.reason},
         )
 
     def _degraded(self, task: Task, first: tier1.Tier1Result, why: str) -> Verdict:
@@ -78,7 +80,7 @@ class VerifierStack:
             feedback=f"{feedback} ({why}.)",
             tier=1,
             extracted=first.extracted,
-            details={"tier1": _tier1_details(first), "oracle": getattr(self.oracle, "name", None), "degraded": why},
+            details={"tier1": _tier1_details(first), "oracle": _name(self.oracle), "degraded": why},
         )
 
     def _judge(self, task: Task, response: str) -> OracleJudgement:
@@ -93,7 +95,7 @@ class VerifierStack:
             except BaseException as exc:  # handed back to the caller's thread
                 box["error"] = exc
 
-        worker = threading.Thread(target=run, name=f"oracle-{self.oracle.name}", daemon=True)
+        worker = threading.Thread(target=run, name=f"oracle-{_name(self.oracle)}", daemon=True)
         worker.start()
         worker.join(self.oracle_timeout_s)
         if worker.is_alive():
@@ -120,6 +122,10 @@ class VerifierStack:
                 "unstable": flagged,
             },
         )
+
+
+def _name(oracle: Oracle | None) -> str | None:
+    return None if oracle is None else str(getattr(oracle, "name", type(oracle).__name__))
 
 
 def _tier1_details(first: tier1.Tier1Result) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from ..types import Task
+from .numbers import normalise
 from .tier1 import answers_equal, extract_answer
 
 UNSTABLE_BELOW = 0.75  # consistency confidence under which a sometimes-correct model is unstable
@@ -38,7 +39,8 @@ def consistency(
     """Consistency of ``answers`` (raw replies or extracted answers) to ``task``."""
     if not answers:
         raise ValueError("consistency needs at least one sampled answer")
-    normalised = [_normalise(answer) for answer in answers]
+    numeric = normalise(task.answer) is not None
+    normalised = [_normalise(answer, numeric) for answer in answers]
     counts = Counter(normalised)
     entropy = _entropy(counts.values(), len(normalised))
     confidence = 1.0 - entropy / math.log2(len(normalised)) if len(normalised) > 1 else 1.0
@@ -55,14 +57,14 @@ def consistency(
     )
 
 
-def _normalise(answer: str | None) -> str:
-    if answer is None:
-        return NO_ANSWER
-    extracted = extract_answer(answer)
+def _normalise(answer: str | None, numeric: bool) -> str:
+    # For a numeric task, replies with no number are all the same outcome ("no answer"); for a
+    # text answer (reasoning-gym) the reply's own short text is the answer.
+    extracted = None if answer is None else extract_answer(answer)
     if extracted is not None:
         return extracted
-    text = str(answer).strip()[:200]
-    return text.casefold() if text else NO_ANSWER
+    text = "" if answer is None or numeric else str(answer).strip()[:200].casefold()
+    return text or NO_ANSWER
 
 
 def _entropy(counts: Sequence[int] | Any, total: int) -> float:

@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alice_app.reward import REWARD_FORMULA, compute_reward
@@ -43,6 +43,7 @@ def test_formula_names_every_component():
 answers = st.one_of(st.none(), st.text(max_size=8), st.integers(-50, 50).map(str))
 
 
+@settings(deadline=None)  # the first reply with LaTeX imports sympy (about a second)
 @given(right_turn=st.integers(1, 5), wrong_turn=st.integers(1, 5), right_answer=answers, wrong_answer=answers,
        right_text=st.text(max_size=200), wrong_text=st.text(max_size=200),
        right_history=st.lists(answers, max_size=4), wrong_history=st.lists(answers, max_size=4))
@@ -51,3 +52,18 @@ def test_a_correct_answer_always_beats_a_wrong_one(right_turn, wrong_turn, right
     right = compute_reward(_verdict(True, right_answer), right_turn, right_text, right_history)
     wrong = compute_reward(_verdict(False, wrong_answer), wrong_turn, wrong_text, wrong_history)
     assert right.total > wrong.total
+
+
+@pytest.mark.parametrize("response, bonus", [
+    ("Answer: 7", 0.1), ("7", 0.1), ("\\boxed{7}", 0.1), ("I think it is 3 and then 7", 0.0), ("", 0.0),
+])
+def test_format_rewards_the_requested_answer_form(response, bonus):
+    assert compute_reward(_verdict(False, "9"), 1, response, []).components["format"] == bonus
+
+
+def test_the_readme_documents_the_exact_formula():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    documents = [root / "README.md", root / "docs" / "readme" / "engine.md"]
+    assert any(path.exists() and REWARD_FORMULA in path.read_text(encoding="utf-8") for path in documents)

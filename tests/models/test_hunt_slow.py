@@ -1,10 +1,13 @@
 """The real embedded SmolLM2 plays: a full episode, a short hunt, an eval, tier 3 and the local oracle."""
 import json
+import re
 
 import pytest
 
 from alice_app.cli import main
 from alice_app.services import Services
+from alice_app.store.db import open_db
+from alice_app.store.failures import FailureBank
 from alice_app.tasks.registry import generate_task
 from alice_app.types import TURN_KINDS
 
@@ -16,6 +19,14 @@ def services(settings):
     services = Services.from_settings(settings)
     yield services
     services.close()
+
+
+@pytest.fixture
+def cli_env(monkeypatch, embedded_models_dir):
+    """CLI runs read settings from the environment: point them at the already converted model."""
+    monkeypatch.setenv("ALICE_DATA_DIR", str(embedded_models_dir.parent))
+    for name in ("MODEL_NAME", "API_BASE_URL", "ALICE_ORACLE"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def test_one_full_episode(embedded_policy, services):
@@ -32,18 +43,59 @@ def test_one_full_episode(embedded_policy, services):
         assert services.bank.get(result.failure_id)["task_id"] == "negation_arithmetic/medium/3"
 
 
-def test_short_hunt_writes_failures_to_a_temporary_database(tmp_path, monkeypatch, capsys, embedded_models_dir):
-    monkeypatch.setenv("ALICE_DATA_DIR", str(embedded_models_dir.parent))  # reuse the converted model
+def test_short_hunt_writes_failures_to_a_temporary_database(tmp_path, cli_env, capsys):
     db = tmp_path / "hunt.db"
     code = main(["hunt", "--episodes", "4", "--db", str(db), "--families", "negation_arithmetic",
                  "--batch-size", "4", "--max-tokens", "32", "--seed", "1"])
     out = capsys.readouterr().out
-    assert code == 0 and "negation_arithmetic" in out and "solved_t1" in out
-    with Services.from_settings(Services.from_settings.__self__ and _settings(db)) as_services(db) if False else _open(db) as services:
-        pass
+    assert code == 0 and "solved_t1" in out and "negation_arithmetic" in out
+    reported = int(re.search(r"(\d+) failures banked", out).group(1))
+    database = open_db(db)
+    bank = FailureBank(database)
+    assert reported >= 1  # SmolLM2-135M almost never survives a NOT-clause
+    assert bank.count(family="negation_arithmetic") <= reported  # a repeated failure counts once
+    assert sum(row["attempts"] for row in bank.failure_map()) == 4
+    database.close()
 
 
-def _settings(db):
-    from alice_app.config import Settings
+def test_eval_json_and_a_fresh_lora_adapter_change_nothing(tmp_path, cli_env, capsys, embedded_model):
+    from peft import LoraConfig, get_peft_model
 
-    return Settings(db_path=db)
+    base = ["eval", "--json", "--n-per-cell", "2", "--families", "plain_arithmetic", "--max-tokens", "24"]
+    assert main(base) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert plain["model"] == "embedded:SmolLM2-135M-Instruct" and plain["seed_range"] == [2_000_000_000, 2_000_000_001]
+    assert set(plain["accuracy"]["plain_arithmetic"]) == {"easy", "medium", "hard"}
+
+    # A freshly initialised LoRA adapter is the identity (its B matrices are zero).
+    model, _ = embedded_model
+    adapter = tmp_path / "adapter"
+    get_peft_model(model, LoraConfig(r=4, target_modules=["q_proj", "v_proj"])).save_pretrained(adapter)
+    model.unload() if hasattr(model, "unload") else None
+    assert main([*base, "--adapter", str(adapter)]) == 0
+    adapted = json.loads(capsys.readouterr().out)
+    assert adapted["model"].endswith("+adapter") and adapted["accuracy"] == plain["accuracy"]
+
+
+def test_tier3_consistency_with_real_samples(embedded_policy):
+    from alice_app.episode import new_episode
+    from alice_app.models.consistency import verify_with_consistency
+    from alice_app.verify.stack import VerifierStack
+
+    task = generate_task("plain_arithmetic", "easy", 11)
+    chat = new_episode(task).messages()
+    response = embedded_policy.generate([chat], max_tokens=32)[0][0]
+    (verdict,) = verify_with_consistency(embedded_policy, VerifierStack(), [(task, chat, response)], k=4,
+                                         temperature=1.0, max_tokens=32)
+    assert verdict.tier == 3 and verdict.details["consistency"]["samples"] == 4
+    assert 0.0 <= verdict.confidence <= 1.0
+
+
+def test_local_oracle_on_the_embedded_model_never_breaks_verification(embedded_policy):
+    from alice_app.models.oracle import LocalOracle
+    from alice_app.verify.stack import VerifierStack
+
+    task = generate_task("negation_arithmetic", "easy", 0)
+    verdict = VerifierStack(LocalOracle(embedded_policy)).verify(task, f"It is {task.answer}, not 99")
+    assert verdict.tier in (1, 2)  # judged by the small grader, or degraded with the reason
+    assert verdict.tier == 2 or "oracle" in verdict.feedback

@@ -49,7 +49,7 @@ def test_training_start_needs_the_password_and_valid_settings(admin_services):
 
 
 def test_stop_without_a_run(services):
-    assert training.stop(services, "") == "No run is active."
+    assert training.stop(services, "") == "No run is active in this app."
 
 
 def test_progress_reads_runs_metrics_and_evals(services):

@@ -92,7 +92,8 @@ def test_tag_a_failure_in_the_bank(page, live_app):
     open_tab(page, "Failure bank")
     page.get_by_role("button", name="Search").click()
     page.locator("#bank-page-info").get_by_text(re.compile(r"\d+ failure")).wait_for()
-    page.get_by_text("424242").first.click()  # the row with our answer opens its detail
+    grid = page.locator('[role="grid"][aria-label="Failures (click a row)"]')
+    grid.get_by_role("gridcell").filter(has_text="424242").first.click()  # the row with our answer opens its detail
     page.locator("#bank-detail").get_by_text("Failure #").wait_for()
     failure_id = int(re.search(r"Failure #(\d+)", page.locator("#bank-detail").inner_text())[1])
     page.locator("#bank-tags textarea, #bank-tags input").first.fill("browser-tag")
@@ -121,13 +122,13 @@ def test_two_browsers_play_different_episodes(browser, live_app):
         page.goto(live_app[1])
     first_task, second_task = new_episode(pages[0], 41), new_episode(pages[1], 42)
     assert first_task != second_task
-    type_answer(pages[0], "Answer: 777", 1)
+    type_answer(pages[0], "Answer: 7771717", 1)
     assert history_rows(pages[0]) == 1
     assert pages[1].locator("#episode-task").inner_text() == second_task
     assert "turn 1 of 5" in pages[1].locator("#episode-task").inner_text()
-    assert "777" not in pages[1].content()
-    type_answer(pages[1], "Answer: 888", 1)
-    assert "888" not in pages[0].content() and history_rows(pages[0]) == 1
+    assert "7771717" not in pages[1].content()
+    type_answer(pages[1], "Answer: 8882828", 1)
+    assert "8882828" not in pages[0].content() and history_rows(pages[0]) == 1
     for context in contexts:
         context.close()
 

@@ -29,3 +29,12 @@ def test_words_are_exact():
 @pytest.mark.parametrize("text, expected", [("7", "7"), (" (7). ", "7"), ("-3\n", "-3"), ("7 apples", None)])
 def test_plain_number_is_the_whole_text(text, expected):
     assert plain_number(text) == expected
+
+
+@pytest.mark.parametrize("text", ["seven seven", "three twenty", "twenty ten", "thousand"])
+def test_number_words_in_the_wrong_order_are_not_summed(text):
+    assert words_to_fraction(text) is None
+
+
+def test_large_number_words():
+    assert words_to_fraction("one million two hundred thousand") == 1_200_000

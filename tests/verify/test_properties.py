@@ -52,3 +52,12 @@ def test_every_task_verifies_its_own_answer(family, level, seed):
         assert verdict.is_correct, (task.id, response, verdict)
     wrong = STACK.verify(task, f"Answer: {task.answer}1")
     assert not wrong.is_correct
+
+
+def test_every_family_and_level_verifies_its_own_answers_over_many_seeds():
+    for family in family_names():
+        for level in LEVELS:
+            for seed in range(25):
+                task = generate_task(family, level, seed)
+                assert STACK.verify(task, f"Answer: {task.answer}").is_correct, task.id
+                assert not STACK.verify(task, f"Answer: {task.answer}1").is_correct, task.id

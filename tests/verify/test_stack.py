@@ -76,9 +76,11 @@ def test_judgement_confidence_is_validated():
         OracleJudgement(True, 1.5, "too sure")
 
 
-def test_bad_timeout_is_refused():
+def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="oracle_timeout_s"):
         VerifierStack(oracle_timeout_s=0)
+    with pytest.raises(ValueError, match="unstable_below"):
+        VerifierStack(unstable_below=2)
 
 
 def test_samples_fold_in_tier3(task):

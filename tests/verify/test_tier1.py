@@ -100,3 +100,14 @@ def test_check_works_outside_the_main_thread(make_task):
     worker.start()
     worker.join(30)
     assert results and results[0].is_correct
+
+
+def test_a_long_stated_chain_is_left_symbolic():
+    chain = "^".join(["9"] * 100)
+    assert extract_answer(f"Answer: {chain}") == chain  # math-verify would read it as 9
+
+
+def test_only_the_last_markers_are_tried():
+    # thousands of empty markers before the real one: bounded work, and the last one still wins
+    assert extract_answer("answer: " * 3000 + "Answer: 7") == "7"
+    assert extract_answer("Answer: 7 " + "answer: " * 3000) is None  # buried under 3000 markers

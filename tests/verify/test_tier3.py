@@ -21,8 +21,14 @@ def test_consistently_wrong_is_confident_but_not_unstable(task):
 
 
 def test_missing_answers_count_as_one_outcome(task):
-    result = consistency(task, [None, "no idea", None, "10"])
+    result = consistency(task, [None, "no idea", "hmm", "10"])
     assert result.majority is None and result.pass_rate == 0.25
+    assert result.entropy == pytest.approx(0.811278)  # {no answer: 3, "10": 1}
+
+
+def test_text_answers_keep_their_text(make_task):
+    result = consistency(make_task(answer="True"), ["True", "true", "False"])
+    assert result.majority == "true" and result.pass_rate == pytest.approx(2 / 3)
 
 
 def test_single_sample(task):

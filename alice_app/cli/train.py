@@ -1,0 +1,127 @@
+"""`python -m alice_app train`: a GRPO, episode or DPO run on the configured model, in the foreground.
+
+    python -m alice_app train --steps 40
+    python -m alice_app train --steps 40 --mode episode --db /tmp/alice.db --out /tmp/runs
+    python -m alice_app train --resume 3
+
+The run goes through the same background job as the app (so it shows in the Training tab, and a
+second run on the same database is refused); Ctrl-C stops it after the current step with a
+checkpoint, and `--resume RUN_ID` continues it.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from alice_app.config import Settings
+from alice_app.training.config import FEEDS, MODES, TrainConfig
+
+
+def register(subparsers) -> None:
+    train = subparsers.add_parser("train", help="train the policy (GRPO with LoRA, episode mode, or DPO)")
+    train.add_argument("--steps", type=int, default=40, help="optimizer steps")
+    train.add_argument("--mode", choices=MODES, default="grpo", help="grpo | episode | dpo")
+    train.add_argument("--feed", choices=FEEDS, default="coevolve", help="coevolve (live) or static baseline")
+    train.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
+    train.add_argument("--out", help="folder for checkpoints and adapters (default: <data>/runs)")
+    train.add_argument("--families", nargs="+", default=(), help="default: core families + plain_arithmetic")
+    train.add_argument("--seed", type=int, default=0, help="seeds the feed, sampling and LoRA init")
+    train.add_argument("--num-generations", type=int, default=4, help="completions per prompt (group size)")
+    train.add_argument("--max-completion-length", type=int, default=48, help="tokens per completion")
+    train.add_argument("--learning-rate", type=float, default=1e-4, help="LoRA learning rate")
+    train.add_argument("--checkpoint-every", type=int, default=10, help="steps between checkpoints")
+    train.add_argument("--eval-n-per-cell", type=int, default=8, help="held-out tasks per cell; 0 skips eval")
+    train.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped or failed run")
+    train.set_defaults(func=run_train_command)
+
+
+def run_train_command(args) -> int:
+    from alice_app.services import Services
+    from alice_app.training.job import TrainingJob
+
+    config = None if args.resume else config_from_args(args)  # bad values fail before anything loads
+    settings = Settings.from_env()
+    if args.db:
+        settings = settings.with_overrides(db_path=Path(args.db))
+    services = Services.from_settings(settings)
+    job = TrainingJob(services, runs_dir=args.out)
+    bar = _progress_bar()
+    try:
+        run_id = job.resume(args.resume, on_step=bar.step) if args.resume else job.start(config, on_step=bar.step)
+        _wait(job)
+    finally:
+        bar.close()
+        job.shutdown()
+    return _report(services, run_id, job)
+
+
+def config_from_args(args) -> TrainConfig:
+    return TrainConfig(
+        mode=args.mode, feed=args.feed, steps=args.steps, families=tuple(args.families), seed=args.seed,
+        num_generations=args.num_generations, max_completion_length=args.max_completion_length,
+        learning_rate=args.learning_rate, checkpoint_every=args.checkpoint_every,
+        eval_n_per_cell=args.eval_n_per_cell,
+    ).validate()
+
+
+def _wait(job: Any) -> None:
+    try:
+        while not job.wait(timeout=0.5):
+            pass
+    except KeyboardInterrupt:
+        print("\nstopping after the current step (a checkpoint is saved) ...", file=sys.stderr)
+        job.stop()
+        job.wait()
+
+
+class _progress_bar:
+    """A tqdm bar fed from the job thread's per-step hook."""
+
+    def __init__(self):
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(desc="train", unit="step")
+
+    def step(self, step: int, total: int, metrics: dict[str, float]) -> None:
+        self.bar.total = total
+        self.bar.n = step
+        shown = {k: f"{metrics[k]:.3g}" for k in ("loss", "reward", "accuracy", "frac_reward_zero_std") if k in metrics}
+        self.bar.set_postfix(shown, refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _report(services: Any, run_id: int, job: Any) -> int:
+    from alice_app.cli.hunt import format_table
+
+    run = services.runs.get(run_id)
+    print(f"\nrun {run_id}: {run['status']} at step {run['step']}/{run['total'] or '?'}"
+          f"{' — ' + run['error'] if run['error'] else ''}")
+    if run["checkpoint"]:
+        print(f"checkpoint: {run['checkpoint']}")
+    evals = services.runs.evals(run_id)
+    if evals:
+        print("\nheld-out accuracy (greedy first attempts):\n")
+        print(format_table(before_after_rows(evals)))
+    if run["status"] == "stopped":
+        print(f"\nresume with: python -m alice_app train --resume {run_id}")
+    return 0 if run["status"] in ("completed", "stopped") else 1
+
+
+def before_after_rows(evals: dict[str, dict]) -> list[dict[str, str]]:
+    """One row per family × level: before, after and the change, as fixed-width strings."""
+    before, after = evals.get("before", {}), evals.get("after", {})
+    rows = []
+    for family in sorted(set(before) | set(after)):
+        for level in ("easy", "medium", "hard"):
+            b, a = before.get(family, {}).get(level), after.get(family, {}).get(level)
+            delta = f"{a - b:+.2f}" if a is not None and b is not None else ""
+            rows.append({"family": family, "level": level, "before": _pct(b), "after": _pct(a), "change": delta})
+    return rows
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"

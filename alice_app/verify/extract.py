@@ -1,0 +1,182 @@
+"""Find the final answer in a reply, normalised ("7", "-3", "3/4", "0.5").
+
+Tries, in order: the whole reply is one number (the fast path); the value after the *last*
+"answer" marker ("Answer: 7", "The answer is **seven**", "Answer: 3 + 4 = 7"); the last
+``\\boxed{}``; LaTeX through math-verify; and finally the last number in the reply (a guess,
+reported as such). Only a bounded window of the reply is read, so a 1 MB string costs the same
+as a short one, and every loop is capped.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import latex
+from .numbers import NUMBER_RE, NUMBER_WORDS_RE, canonical, normalise, plain_number
+
+WINDOW = 4000  # characters read from each end of a reply
+SEGMENT = 200  # characters read after an answer marker
+MAX_EXPRESSION_CHARS = 60  # longest stated computation that is evaluated
+MAX_MARKERS = 8  # answer markers tried, from the last one back
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MARKUP_RE = re.compile(r"(?<!\d)\*\*|\*\*(?!\d)|__|`")  # bold, not Python's 2**3
+_MARKER_RE = re.compile(
+    r"\banswer\b(?:\s+(?:is|was|would\s+be|should\s+be|equals))?\s*[:=]?\s*", re.IGNORECASE
+)
+_NEGATED_RE = re.compile(r"(?:not|isn't|is\s+not)\b", re.IGNORECASE)
+_CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
+_OPERATOR_NEXT_RE = re.compile(r"\s*(?:\*\*|[-+*/×÷·^−]|\\times|\\cdot|\\div)\s*[\d({\\]")
+_EXPRESSION_RE = re.compile(r"(?:[\d\s(){}.+\-*/×÷·^−]|\\times|\\cdot|\\div)+")
+_ASCII_OPERATORS = (("×", "*"), ("÷", "/"), ("·", "*"), ("−", "-"), ("\\times", "*"), ("\\cdot", "*"), ("\\div", "/"))
+_LEAD_CHARS = " \t\n*_$(\"'"
+_PROSE_WORDS = {"one", "zero"}  # too common in prose to count as an answer on their own
+
+
+def extract_answer(text: str) -> str | None:
+    """The final answer in ``text``, normalised ("7", "-3", "3/4", "0.5"), or None."""
+    return locate_answer(text)[0]
+
+
+def locate_answer(text: Any) -> tuple[str | None, str]:
+    """(answer, method); the method says how sure the extraction is ("last_number" is a guess)."""
+    if not isinstance(text, str) or not text:
+        return None, "none"
+    fast = plain_number(text)
+    if fast is not None:
+        return fast, "plain"
+    found = _locate_in(_clean(text[-WINDOW:]))
+    if found[0] is None and len(text) > WINDOW:  # an answer stated early in a very long reply
+        head = _locate_explicit(_clean(text[:WINDOW]))
+        found = head if head[0] is not None else found
+    return found
+
+
+def _clean(text: str) -> str:
+    return _MARKUP_RE.sub("", _CONTROL_RE.sub(" ", text))
+
+
+def _locate_in(text: str) -> tuple[str | None, str]:
+    found = _locate_explicit(text)
+    if found[0] is not None:
+        return found
+    if "\\" in text or "$" in text:
+        value = _latex_answer(text)
+        if value is not None:
+            return value, "latex"
+    value = _last_number(text)
+    return value, ("last_number" if value is not None else "none")
+
+
+def _locate_explicit(text: str) -> tuple[str | None, str]:
+    plain = plain_number(text)
+    if plain is not None:
+        return plain, "plain"
+    whole = text.strip(" \t\n.!") if len(text) <= SEGMENT else ""
+    if whole and NUMBER_WORDS_RE.fullmatch(whole):
+        return normalise(whole), "plain"
+    for finder, method in ((_after_markers, "marker"), (_boxed, "boxed")):
+        value = finder(text)
+        if value is not None:
+            return value, method
+    return None, "none"
+
+
+def _after_markers(text: str) -> str | None:
+    # The last "Answer:" wins; only the last few are tried, so a reply made of thousands of
+    # markers cannot make extraction slow.
+    for match in list(_MARKER_RE.finditer(text))[-MAX_MARKERS:][::-1]:
+        value = _leading_answer(text[match.end() : match.end() + SEGMENT])
+        if value is not None:
+            return value
+    return None
+
+
+def _leading_answer(segment: str) -> str | None:
+    clause = _CLAUSE_END_RE.split(segment.lstrip(_LEAD_CHARS.replace("(", "")), maxsplit=1)[0]
+    if _NEGATED_RE.match(clause):  # "the answer is not 14, ..." names what the answer is not
+        return None
+    if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
+        clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)
+    match = NUMBER_RE.match(clause)
+    if clause.startswith("(") or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
+        return _arithmetic(clause)
+    if match:
+        return normalise(match.group(0))
+    match = NUMBER_WORDS_RE.match(clause)
+    if match:
+        return normalise(match.group(0))
+    if clause.startswith("\\"):
+        return _latex_answer("$" + clause.strip(" .$") + "$")
+    return None
+
+
+def _arithmetic(clause: str) -> str | None:
+    # "7 - 3" as the stated answer: evaluate it exactly (small expressions only).
+    expression = _EXPRESSION_RE.match(clause).group(0)
+    for old, new in _ASCII_OPERATORS:
+        expression = expression.replace(old, new)
+    expression = expression.strip()
+    if len(expression) > MAX_EXPRESSION_CHARS:  # math-verify reads long chains wrongly ("9^9^…" → 9)
+        return expression[:SEGMENT]
+    return _latex_answer(f"${expression}$" if "{" in expression else expression)
+
+
+def _boxed(text: str) -> str | None:
+    start = text.rfind("\\boxed{")
+    if start < 0:
+        return None
+    content = _braced(text, start + len("\\boxed{"))
+    if content is None:
+        return None
+    return plain_number(content) or _words(content) or _latex_answer(f"$\\boxed{{{content}}}$")
+
+
+def _braced(text: str, start: int) -> str | None:
+    depth = 1
+    for index in range(start, min(len(text), start + SEGMENT)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[start:index]
+    return None
+
+
+def _words(text: str) -> str | None:
+    text = text.strip(" .")
+    return normalise(text) if NUMBER_WORDS_RE.fullmatch(text) else None
+
+
+def _latex_answer(snippet: str) -> str | None:
+    for expr in latex.parse_latex(snippet):
+        value = latex.small_value(expr)
+        return canonical(value, str(expr)) if value is not None else _expression_text(expr)
+    return None
+
+
+def _expression_text(expr: Any) -> str | None:
+    text = str(expr)
+    return text if len(text) <= SEGMENT else None
+
+
+def _last_number(text: str) -> str | None:
+    candidates = [(m.end(), m.group(0)) for m in NUMBER_RE.finditer(text)]
+    candidates += [
+        (m.end(), m.group(0))
+        for m in NUMBER_WORDS_RE.finditer(text)
+        if m.group(0).lower() not in _PROSE_WORDS
+    ]
+    for _, numeral in sorted(candidates, reverse=True):
+        value = normalise(numeral)
+        if value is not None:
+            return value
+    return None
+
+
+def marker_text(response: Any) -> str | None:
+    if not isinstance(response, str):
+        return None
+    text = _clean(response[-WINDOW:])
+    matches = list(_MARKER_RE.finditer(text))
+    if not matches:
+        return None
+    return text[matches[-1].end() :].split("\n", 1)[0][:SEGMENT].strip(_LEAD_CHARS + ".")

@@ -1,0 +1,56 @@
+import pytest
+
+from alice_app.training.config import TrainConfig
+
+
+def test_defaults_validate_and_size_the_batch():
+    config = TrainConfig().validate()
+    assert config.batch_size == config.prompts_per_step * config.num_generations
+    assert "negation_arithmetic" in config.training_families()
+    assert "plain_arithmetic" in config.training_families()
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"mode": "ppo"}, "mode must be one of"),
+    ({"feed": "random"}, "feed must be one of"),
+    ({"steps": 0}, "steps must be at least 1"),
+    ({"num_generations": 1}, "GRPO compares completions"),
+    ({"max_completion_length": 0}, "max_completion_length"),
+    ({"learning_rate": 0.0}, "learning_rate"),
+    ({"beta": -0.1}, "beta must be 0 or more"),
+    ({"dpo_beta": 0.0}, "dpo_beta must be positive"),
+    ({"temperature": 0.0}, "temperature must be positive"),
+    ({"lora_targets": ()}, "lora_targets"),
+    ({"checkpoint_every": 0}, "checkpoint_every"),
+    ({"families": ("no_such_family",)}, "unknown task family"),
+])
+def test_invalid_settings_raise_an_actionable_error(changes, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**changes).validate()
+
+
+def test_round_trips_through_a_dict_and_rejects_unknown_keys():
+    config = TrainConfig(steps=7, families=("negation_arithmetic",), lora_targets=("q_proj",))
+    assert TrainConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match="unknown training settings: colour"):
+        TrainConfig.from_dict({"colour": "blue"})
+
+
+def test_maps_onto_trl_grpo_config(tmp_path):
+    config = TrainConfig(steps=5, num_generations=3, prompts_per_step=2, max_completion_length=20,
+                         learning_rate=2e-5, beta=0.05, temperature=0.7, checkpoint_every=2, seed=9)
+    grpo = config.to_grpo_config(str(tmp_path))
+    assert (grpo.max_steps, grpo.num_generations, grpo.per_device_train_batch_size) == (5, 3, 6)
+    assert (grpo.max_completion_length, grpo.learning_rate, grpo.beta, grpo.temperature) == (20, 2e-5, 0.05, 0.7)
+    assert (grpo.save_steps, grpo.seed, grpo.logging_steps) == (2, 9, 1)
+    assert grpo.shuffle_dataset is False  # the live feed decides the order
+    assert grpo.use_cpu and not grpo.bf16  # this machine has no CUDA
+
+
+def test_maps_onto_dpo_and_lora_configs(tmp_path):
+    config = TrainConfig(mode="dpo", steps=3, dpo_beta=0.2, lora_rank=4, lora_alpha=8, lora_targets=("q_proj",))
+    dpo = config.to_dpo_config(str(tmp_path))
+    assert (dpo.max_steps, dpo.beta) == (3, 0.2)
+    lora = config.lora_config()
+    assert (lora.r, lora.lora_alpha, set(lora.target_modules)) == (4, 8, {"q_proj"})
+    assert config.use_4bit() is False  # QLoRA only on CUDA

@@ -1,0 +1,50 @@
+import json
+
+from alice_app.tasks.registry import generate_task
+from alice_app.training.rewards import completion_text, group_results, make_reward_function
+from alice_app.verify.stack import VerifierStack
+
+
+def _columns(tasks, k):
+    return [json.dumps(t.to_dict()) for t in tasks for _ in range(k)]
+
+
+def test_correct_completions_outscore_wrong_ones_and_groups_reach_the_observer():
+    task_a = generate_task("negation_arithmetic", "easy", 1)
+    task_b = generate_task("plain_arithmetic", "easy", 2)
+    wrong_a = str(int(task_a.answer) + 1)
+    completions = [f"Answer: {task_a.answer}", f"Answer: {wrong_a}", f"Answer: {task_b.answer}", "no idea"]
+    groups, logged = [], {}
+    reward = make_reward_function(VerifierStack(), observer=groups.extend)
+    rewards = reward(completions, task=_columns([task_a, task_b], 2), source=["hunt"] * 4, failure_id=[-1] * 4,
+                     log_metric=lambda name, value: logged.__setitem__(name, value))
+    assert rewards[0] > rewards[1] and rewards[2] > rewards[3]
+    assert logged["accuracy"] == 0.5
+    assert [(g.task.id, g.passes, len(g.verdicts), g.source) for g in groups] == [
+        (task_a.id, 1, 2, "hunt"), (task_b.id, 1, 2, "hunt")]
+    assert groups[0].failure_id is None
+
+
+def test_chat_completions_and_episode_turns_are_understood():
+    task = generate_task("negation_arithmetic", "easy", 3)
+    chat = [[{"role": "assistant", "content": f"Answer: {task.answer}"}]] * 2
+    reward = make_reward_function(VerifierStack())
+    first = reward(chat, task=_columns([task], 2))
+    final = reward(chat, task=_columns([task], 2), turn_index=[5, 5], previous_answers=['["3"]'] * 2)
+    assert first[0] > final[0] > 0.5  # solving later earns less, but correct still dominates
+
+
+def test_completion_text_accepts_every_shape_trl_uses():
+    assert completion_text("Answer: 3") == "Answer: 3"
+    assert completion_text([{"role": "assistant", "content": "4"}]) == "4"
+    assert completion_text([]) == ""
+
+
+def test_group_results_keep_order_and_failure_ids():
+    tasks = [generate_task("false_claim", "easy", s) for s in (1, 1, 2, 2)]
+    verifier = VerifierStack()
+    verdicts = [verifier.verify(t, "Answer: 0") for t in tasks]
+    groups = group_results(tasks, ["Answer: 0"] * 4, verdicts,
+                           {"source": ["repair"] * 4, "failure_id": [7, 7, -1, -1]})
+    assert [g.task.seed for g in groups] == [1, 2]
+    assert [g.failure_id for g in groups] == [7, None]

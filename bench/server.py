@@ -4,7 +4,7 @@ The server runs as its own process (``uvicorn alice_app.server:app``, temporary 
 clients are OpenEnv ``EnvClient``s (``AliceEnv``) in this one; the policy is excluded: every answer
 is a scripted wrong one, so each episode plays all five turns and banks one failure.
 
-    python bench/server.py                      # 1 and 20 clients, 6 episodes each
+    python bench/server.py                      # 1 and 20 clients, 20 episodes each
     python bench/server.py --clients 1 5 20 --episodes 10
 """
 from __future__ import annotations
@@ -80,7 +80,7 @@ async def run(url: str, clients: int, episodes: int, seed0: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description="ALICE server step throughput over WebSocket")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 20])
-    parser.add_argument("--episodes", type=int, default=6, help="episodes per client")
+    parser.add_argument("--episodes", type=int, default=20, help="episodes per client")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
         proc, url = start_server(data_dir, max_sessions=max(args.clients))

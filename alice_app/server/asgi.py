@@ -16,6 +16,7 @@ from fastapi.routing import APIRoute
 from openenv.core.env_server.http_server import HTTPEnvServer
 from openenv.core.env_server.types import SchemaResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.websockets import WebSocketDisconnect
 
 from alice_app.config import Settings
 from alice_app.server.environment import AliceServerEnvironment
@@ -46,10 +47,26 @@ def create_app(services: Any = None, *, settings: Optional[Settings] = None, mou
     HTTPEnvServer(factory, AliceAction, AliceObservation, max_concurrent_envs=max_sessions).register_routes(app)
     _replace_state_and_schema(app, factory)
     _add_error_handlers(app)
+    app.add_middleware(QuietWebSocketClose)
     if mount_ui:
         _mount_gradio(app, services)
     app.add_api_route("/", _redirect_to(UI_PATH + "/" if mount_ui else "/docs"), include_in_schema=False)
     return app
+
+
+class QuietWebSocketClose:
+    """Swallow the disconnect OpenEnv 0.3.0 raises when it closes a socket the client already
+    closed (every normal ``EnvClient.close()``), which uvicorn would log as a server error."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            if scope["type"] != "websocket":
+                raise
 
 
 def _redirect_to(target: str):

@@ -28,36 +28,13 @@ def parse_reset_options(options: Mapping[str, Any]) -> ResetOptions:
         raise RequestError(422, f"invalid reset options: {problems}") from None
 
 
-def check_family(family: Optional[str]) -> None:
-    """An unknown family is the client's mistake: say which families exist."""
-    if family is None:
-        return
-    from alice_app.tasks.registry import family_names
-
-    names = family_names()
-    if family not in names:
-        raise RequestError(422, f"unknown family {family!r}; choose one of: {', '.join(names)}")
-
-
-def split_reward(reward: Any) -> tuple[Optional[float], dict[str, float]]:
-    """The engine gives a ``Reward`` (total + components) or a plain number or None."""
-    if reward is None:
-        return None, {}
-    if hasattr(reward, "total"):
-        return float(reward.total), {k: float(v) for k, v in dict(reward.components).items()}
-    if isinstance(reward, Mapping):
-        return float(reward["total"]), {k: float(v) for k, v in dict(reward.get("components", {})).items()}
-    return float(reward), {}
-
-
 def _plain(value: Any) -> Any:
     return value.to_dict() if hasattr(value, "to_dict") else value
 
 
 def to_observation(obs: Any, episode_id: str) -> AliceObservation:
     """Convert the engine's ``Observation`` into the wire model."""
-    reward, components = split_reward(obs.reward)
-    info = {**dict(obs.info or {}), "episode_id": episode_id}
+    info = {**obs.info, "episode_id": episode_id}
     return AliceObservation(
         episode_id=episode_id,
         task_id=obs.task_id,
@@ -67,8 +44,8 @@ def to_observation(obs: Any, episode_id: str) -> AliceObservation:
         turn=obs.turn,
         kind=obs.kind,
         done=obs.done,
-        reward=reward,
-        reward_components=components or dict(info.get("reward_components") or {}),
+        reward=obs.reward,
+        reward_components=dict(info.get("reward_components") or {}),
         verdict=_plain(obs.verdict),
         feedback=obs.feedback or "",
         hint=obs.hint,
@@ -90,7 +67,7 @@ def to_state(state: Mapping[str, Any], episode_id: str) -> AliceState:
         turn=int(state.get("turn", 0)),
         done=bool(state.get("done", False)),
         solved=bool(state.get("solved", False)),
-        rewards=[split_reward(r)[0] or 0.0 for r in state.get("rewards", [])],
+        rewards=list(state.get("rewards", [])),
         history=[_plain(turn) for turn in state.get("history", [])],
     )
 
@@ -113,11 +90,10 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
 
     def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **options: Any) -> AliceObservation:
         opts = parse_reset_options({"seed": seed, "episode_id": episode_id, **options})
-        check_family(opts.family)
         env = self._services.new_environment()
         try:
             obs = env.reset(seed=opts.seed, family=opts.family, level=opts.level, mode=opts.mode)
-        except ValueError as exc:  # the engine's word for options it cannot honour
+        except ValueError as exc:  # options the engine cannot honour: unknown family, empty bank...
             raise RequestError(422, f"cannot start this episode: {exc}") from None
         slot = EpisodeSlot(opts.episode_id or obs.info["episode_id"], env)
         self._slot = slot

@@ -49,7 +49,6 @@ def open_db(path: str | Path) -> AliceDatabase:
     try:
         db = _configure(conn, path)
         migrate(db)
-        refresh_statistics(db)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreError(_unusable_message(path, exc)) from None
@@ -70,14 +69,6 @@ def _configure(conn: sqlite3.Connection, path: Path) -> AliceDatabase:
     db.enable_wal()
     db.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; far fewer fsyncs per write
     return db
-
-
-def refresh_statistics(db: AliceDatabase) -> None:
-    """Sampled ANALYZE (milliseconds even at 100k rows): without statistics SQLite picks the
-    repaired index for "mode = ? AND repaired = 0" and scans half the bank."""
-    with db.lock:
-        db.execute("PRAGMA analysis_limit = 400")
-        db.execute("ANALYZE")
 
 
 def _unusable_message(path: Path, exc: Exception) -> str:

@@ -41,7 +41,6 @@ CREATE UNIQUE INDEX failures_dedupe ON failures (task_id, answer_key);
 CREATE INDEX failures_family ON failures (family, last_seen);
 CREATE INDEX failures_family_level ON failures (family, level, last_seen, times_seen);  -- + failure_map()
 CREATE INDEX failures_mode ON failures (mode, last_seen);
-CREATE INDEX failures_repaired ON failures (repaired, last_seen);
 CREATE INDEX failures_source ON failures (source, last_seen);
 CREATE INDEX failures_last_seen ON failures (last_seen);
 CREATE INDEX failures_repair ON failures (repaired, times_seen DESC, last_seen DESC);

@@ -86,9 +86,11 @@ def where_clause(
             params += values
     if tag:
         parts.append("id IN (SELECT failure_id FROM failure_tags WHERE tag = ?)")
-        params.append(tag)
+        params.append(tag.strip().lower())
     if repaired is not None:
-        parts.append("repaired = ?")
+        # "+repaired": a two-valued column is a poor index; without it SQLite (which has no
+        # statistics here: ANALYZE of a young bank misleads it later) may scan half the table.
+        parts.append("+repaired = ?")
         params.append(1 if repaired else 0)
     match = fts_query(search or "")
     if match:
@@ -105,14 +107,14 @@ def where_clause(
 
 
 def clean_tags(tags: Iterable[str] | str) -> list[str]:
-    """Trim, drop empties and duplicates; a single string is one tag, not its characters."""
+    """Trim, lowercase, drop empties and duplicates; a single string is one tag, not its characters."""
     if isinstance(tags, str):
         tags = [tags]
     cleaned: list[str] = []
     for tag in tags:
         if not isinstance(tag, str):
             raise ValueError(f"tags must be strings, not {tag!r}")
-        tag = tag.strip()
+        tag = tag.strip().lower()
         if len(tag) > 64:
             raise ValueError(f"a tag is at most 64 characters: {tag[:20]!r}...")
         if tag and tag not in cleaned:

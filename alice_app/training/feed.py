@@ -28,7 +28,7 @@ from alice_app.types import LEVELS, Task
 ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
 ESTIMATE_DECAY = 0.5  # weight of the newest group in a family's running pass-rate estimate
-MIN_FAMILY_WEIGHT = 0.05  # families outside the zone still get an occasional probe
+MIN_FAMILY_WEIGHT = 0.1  # families outside the zone are still probed: the core of ALICE is the hard ones
 # Only first attempts at the family's current level speak for its curriculum level: repairs may be
 # at another level, and an episode's final attempt has seen feedback and a hint.
 CURRICULUM_SOURCES = ("hunt", "zone")

@@ -61,17 +61,19 @@ def test_short_hunt_writes_failures_to_a_temporary_database(tmp_path, cli_env, c
 def test_eval_json_and_a_fresh_lora_adapter_change_nothing(tmp_path, cli_env, capsys, embedded_model):
     from peft import LoraConfig, get_peft_model
 
-    base = ["eval", "--json", "--n-per-cell", "2", "--families", "plain_arithmetic", "--max-tokens", "24"]
+    base = ["eval", "--json", "--n-per-cell", "1", "--families", "plain_arithmetic", "--max-tokens", "16"]
     assert main(base) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert plain["model"] == "embedded:SmolLM2-135M-Instruct" and plain["seed_range"] == [2_000_000_000, 2_000_000_001]
+    assert plain["model"] == "embedded:SmolLM2-135M-Instruct" and plain["seed_range"] == [2_000_000_000] * 2
     assert set(plain["accuracy"]["plain_arithmetic"]) == {"easy", "medium", "hard"}
 
     # A freshly initialised LoRA adapter is the identity (its B matrices are zero).
-    model, _ = embedded_model
     adapter = tmp_path / "adapter"
-    get_peft_model(model, LoraConfig(r=4, target_modules=["q_proj", "v_proj"])).save_pretrained(adapter)
-    model.unload() if hasattr(model, "unload") else None
+    peft_model = get_peft_model(embedded_model[0], LoraConfig(r=4, target_modules=["q_proj", "v_proj"]))
+    try:
+        peft_model.save_pretrained(adapter)
+    finally:
+        peft_model.unload()  # give the shared session model back without the LoRA layers
     assert main([*base, "--adapter", str(adapter)]) == 0
     adapted = json.loads(capsys.readouterr().out)
     assert adapted["model"].endswith("+adapter") and adapted["accuracy"] == plain["accuracy"]

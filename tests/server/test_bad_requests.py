@@ -64,6 +64,7 @@ def test_a_one_megabyte_response_is_refused_briefly(http, episode_id):
         ({"seed": -1}, "greater than or equal to 0"),
         ({"seed": "abc"}, "integer"),
         ({"famly": "negation_arithmetic"}, "famly"),  # a typo is named, not silently ignored
+        ({"mode": "repair"}, "no failures"),  # nothing banked yet to repair
     ],
 )
 def test_bad_reset_requests(http, body, needle):
@@ -94,7 +95,7 @@ def test_websocket_errors_keep_the_session_usable(server_url):
         async with AliceEnv(base_url=server_url) as env:
             with pytest.raises(RuntimeError, match="call reset first"):
                 await env.step("7")
-            with pytest.raises(RuntimeError, match="unknown family"):
+            with pytest.raises(RuntimeError, match="unknown task family"):
                 await env.reset(family="no_such_family")
             await env.reset(family="negation_arithmetic", seed=12)
             with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):

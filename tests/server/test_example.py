@@ -28,7 +28,7 @@ def test_example_plays_an_episode_with_the_embedded_model(server_url, services, 
     monkeypatch.setenv("ALICE_DATA_DIR", str(ROOT / "data"))
     monkeypatch.delenv("API_BASE_URL", raising=False)
     monkeypatch.delenv("MODEL_NAME", raising=False)
-    assert load_example().main(["--url", server_url, "--episodes", "1", "--seed", "5"]) == 0
+    assert load_example().main(["--url", server_url, "--episodes", "1", "--seed", "5", "--max-tokens", "24"]) == 0
     out = capsys.readouterr().out
     assert "[negation_arithmetic/easy/5]" in out and "turn 1:" in out and "solved " in out
     attempts = {(row["family"], row["level"]): row["attempts"] for row in services.bank.failure_map()}

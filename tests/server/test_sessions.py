@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
-import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
@@ -142,3 +142,21 @@ def test_health_schema_and_metadata(http):
     assert "episode_id" in schema["observation"]["properties"]
     assert {"turn", "history", "solved"} <= set(schema["state"]["properties"])
     assert http.get("/metadata").json()["name"] == "ALICE"
+
+
+def test_a_normal_client_close_logs_no_server_error(server_url):
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=logging.ERROR)
+    handler.emit = records.append
+    logger = logging.getLogger("uvicorn.error")
+    logger.addHandler(handler)
+    try:
+        async def one_episode():
+            async with AliceEnv(base_url=server_url) as env:
+                await env.reset(family=FAMILY, seed=8)
+            await asyncio.sleep(0.3)  # the server closes its side after the client has gone
+
+        asyncio.run(one_episode())
+    finally:
+        logger.removeHandler(handler)
+    assert not records, [r.getMessage() for r in records]

@@ -6,10 +6,9 @@ import threading
 import pytest
 
 from alice_app.server.asgi import MAX_ECHOED_INPUT_CHARS, trim_errors
-from alice_app.server.environment import parse_reset_options, split_reward
+from alice_app.server.environment import parse_reset_options
 from alice_app.server.episodes import EpisodeRegistry, EpisodeSlot, RequestError
 from alice_app.server.models import MAX_RESPONSE_CHARS, AliceAction
-from alice_app.types import Reward
 
 
 def test_registry_drops_the_least_recently_used_episode():
@@ -51,13 +50,6 @@ def test_reset_options_name_every_problem():
     message = error.value.message
     assert error.value.status_code == 422
     assert all(word in message for word in ("seed", "colour", "mode", "hunt"))
-
-
-def test_split_reward_accepts_each_engine_form():
-    assert split_reward(None) == (None, {})
-    assert split_reward(0.5) == (0.5, {})
-    assert split_reward(Reward(1.0, {"correct": 1.0})) == (1.0, {"correct": 1.0})
-    assert split_reward({"total": -0.2, "components": {"format": -0.2}}) == (-0.2, {"format": -0.2})
 
 
 def test_trim_errors_cuts_long_inputs_only():

@@ -120,14 +120,14 @@ def test_tags_and_notes_persist_across_a_reopen(db_path, make_task, wrong):
     a = bank.record(make_task(1), "14", wrong("14"), mode="distractor_echo")
     b = bank.record(make_task(2), "15", wrong("15"), mode="distractor_echo")
     bank.add_tags([a, b], ["negation", " echo ", ""])
-    bank.add_tags([a], "echo")  # a string is one tag, and duplicates are ignored
+    bank.add_tags([a], "Echo")  # a string is one tag; tags are lowercase, duplicates ignored
     bank.remove_tags([b], ["echo"])
     bank.set_notes(a, "seen in the demo")
     bank.db.close()
     reopened = FailureBank(open_db(db_path))
     assert reopened.get(a)["tags"] == ["negation", "echo"] and reopened.get(b)["tags"] == ["negation"]
     assert reopened.get(a)["notes"] == "seen in the demo"
-    assert reopened.query(tag="echo").total == 1 and reopened.query(tag="negation").total == 2
+    assert reopened.query(tag="echo").total == 1 and reopened.query(tag="Negation ").total == 2
     assert reopened.tag_counts() == {"negation": 2, "echo": 1}
     with pytest.raises(ValueError, match="no failure with id"):
         reopened.set_notes(999, "x")

@@ -1,0 +1,108 @@
+from dataclasses import replace
+
+import pytest
+
+from alice_app.curriculum import CurriculumConfig, FamilyState
+from alice_app.training.feed import MIN_FAMILY_WEIGHT, CoevolvingFeed, static_items
+from alice_app.training.rewards import GroupResult
+from alice_app.types import LEVELS
+
+FAMILIES = ["negation_arithmetic", "plain_arithmetic"]
+
+
+def _feed(services, repair_mix=0.0, seed=0, families=FAMILIES):
+    services.curriculum.save_config(CurriculumConfig(repair_mix=repair_mix, window=8, min_samples=4))
+    return CoevolvingFeed(families, services.curriculum, services.bank, seed=seed)
+
+
+def _group(services, item, correct: list[bool]):
+    task = item.task
+    responses = [f"Answer: {task.answer}" if ok else "Answer: 999999" for ok in correct]
+    verdicts = tuple(services.verifier.verify(task, r) for r in responses)
+    return GroupResult(task=task, source=item.source, failure_id=item.failure_id, responses=tuple(responses),
+                       verdicts=verdicts)
+
+
+def test_draws_live_hunt_tasks_at_the_curriculum_level(services):
+    services.curriculum.save(FamilyState("plain_arithmetic", level="hard"))
+    feed = _feed(services)
+    items = [feed.draw() for _ in range(20)]
+    assert {i.source for i in items} == {"hunt"}
+    assert {i.task.level for i in items if i.task.family == "plain_arithmetic"} == {"hard"}
+    assert {i.task.level for i in items if i.task.family == "negation_arithmetic"} == {"easy"}
+    row = items[0].to_row()
+    assert set(row) == {"prompt", "task", "source", "failure_id", "turn_index", "previous_answers"}
+    assert row["prompt"][0]["role"] == "system" and row["prompt"][-1]["content"] == items[0].task.prompt
+
+
+def test_the_same_seed_draws_the_same_prompts(services, tmp_path):
+    from alice_app.config import Settings
+    from alice_app.services import Services
+
+    other = Services.from_settings(Settings(data_dir=tmp_path / "b", db_path=tmp_path / "b" / "alice.db"))
+    def ids(services):
+        feed = _feed(services, seed=5)
+        return [feed.draw().task.id for _ in range(5)]
+
+    assert ids(services) == ids(other)
+    other.close()
+
+
+def test_observing_a_group_feeds_pass_rate_bank_and_curriculum(services):
+    feed = _feed(services)
+    item = feed.hunt_item()
+    feed.observe([_group(services, item, [True, False, False, True])])
+    assert services.curriculum.pass_rate(item.task.id) == 0.5
+    assert services.bank.query(family=item.task.family).total == 1  # the two identical wrong answers: one row
+    assert services.bank.query().rows[0]["times_seen"] == 2
+    state = services.curriculum.load([item.task.family])[item.task.family]
+    assert state.outcomes == (True, False, False, True)
+    assert feed.estimates[(item.task.family, "easy")] == 0.5
+
+
+def test_solved_families_are_promoted_and_fade_from_the_hunt(services):
+    feed = _feed(services, families=["plain_arithmetic"])
+    feed.observe([_group(services, feed.hunt_item(), [True] * 4)])
+    assert feed.level_of("plain_arithmetic") == "medium"  # 4/4 correct at easy (min_samples 4): promoted
+    assert feed.hunt_item().task.level == "medium"
+    feed.estimates[("plain_arithmetic", "medium")] = 1.0
+    assert feed.family_weight("plain_arithmetic") == MIN_FAMILY_WEIGHT
+
+
+def test_tasks_measured_inside_the_zone_are_replayed(services):
+    feed = _feed(services)
+    assert feed.zone_item() is None
+    item = feed.hunt_item()
+    feed.known_tasks[item.task.id] = item.task
+    feed.observe([_group(services, item, [True, False, True, False])])
+    replays = [feed.zone_item() for _ in range(12)]
+    replayed = [r for r in replays if r is not None]
+    assert replayed and {r.task.id for r in replayed} == {item.task.id}
+    assert {r.source for r in replayed} == {"zone"}
+
+
+def test_banked_failures_become_repair_tasks_until_repaired(services):
+    feed = _feed(services, repair_mix=1.0)
+    hunted = feed.hunt_item()
+    feed.observe([_group(services, hunted, [False, False])])
+    failure = services.bank.query().rows[0]
+    for _ in range(3):
+        item = feed.draw()
+        assert item.source == "repair" and item.failure_id == failure["id"]
+        assert item.task.id != hunted.task.id and item.task.family == hunted.task.family
+        feed.observe([_group(services, item, [True, True])])
+    assert services.bank.get(failure["id"])["repaired"]
+    assert feed.draw().source == "hunt"  # nothing left to repair
+
+
+def test_static_items_cover_every_family_and_level_uniformly():
+    items = static_items(FAMILIES, 12, seed=1)
+    cells = sorted((i.task.family, i.task.level) for i in items)
+    assert cells == sorted((f, lv) for f in FAMILIES for lv in LEVELS for _ in range(2))
+    assert [i.task.id for i in items] == [i.task.id for i in static_items(FAMILIES, 12, seed=1)]
+    assert {i.source for i in items} == {"static"}
+
+
+def test_an_empty_family_list_is_refused(services):
+    with pytest.raises(ValueError, match="at least one task family"):
+        CoevolvingFeed([], services.curriculum, services.bank)

@@ -1,0 +1,102 @@
+"""Real training on the embedded model (slow): tiny runs, 2 generations of at most 16 tokens."""
+import sqlite3
+
+import pytest
+
+from alice_app.tasks.registry import generate_task
+from alice_app.training.config import TrainConfig
+from alice_app.training.job import TrainingJob
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+TINY = dict(num_generations=2, prompts_per_step=1, max_completion_length=16, eval_n_per_cell=0,
+            families=("negation_arithmetic", "plain_arithmetic"), learning_rate=1e-3)
+
+
+def _lora_b_norm(adapter_dir) -> float:
+    from safetensors.torch import load_file
+
+    weights = load_file(str(adapter_dir / "adapter_model.safetensors"))
+    return sum(float(t.abs().sum()) for name, t in weights.items() if "lora_B" in name)
+
+
+def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_settings, monkeypatch, capsys):
+    from alice_app.cli import main
+    from alice_app.services import Services
+
+    monkeypatch.setenv("ALICE_DATA_DIR", str(model_settings.data_dir))
+    argv = ["train", "--steps", "2", "--num-generations", "2", "--max-completion-length", "16",
+            "--families", "negation_arithmetic", "--eval-n-per-cell", "1", "--learning-rate", "1e-3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "run 1: completed at step 2/2" in out and "negation_arithmetic" in out and "before" in out
+    services = Services.from_settings(model_settings)
+    run = services.runs.get(1)
+    assert [m["step"] for m in services.runs.metrics(1)] == [1, 2]
+    assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time"} <= set(services.runs.metrics(1)[0])
+    assert set(services.runs.evals(1)) == {"before", "after"}
+    assert _lora_b_norm(model_settings.runs_dir / "run-1" / "adapter") > 0  # LoRA B starts at zero
+    assert run["checkpoint"].endswith("adapter")
+    assert services.db.execute("SELECT count(*) FROM pass_rates").fetchone()[0] >= 1
+    services.close()
+
+
+def test_job_starts_stops_and_resumes_a_real_run(model_services):
+    stops = []
+
+    def stop_after_first_step(step, total, metrics):
+        if step == 1 and not stops:
+            stops.append(job.stop())
+
+    job = TrainingJob(model_services)
+    run_id = job.start(TrainConfig(steps=3, checkpoint_every=1, **TINY), on_step=stop_after_first_step)
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert stops == [True] and run["status"] == "stopped" and run["step"] == 1
+    assert run["checkpoint"].endswith("checkpoint-1")
+    job.resume(run_id)
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "completed", run["error"]
+    assert [m["step"] for m in model_services.runs.metrics(run_id)] == [1, 2, 3]
+    job.shutdown()
+
+
+class ExplodingVerifier:
+    def verify(self, task, response, samples=None):
+        raise RuntimeError("verifier exploded mid-training")
+
+
+def test_a_crash_inside_the_trainer_fails_the_run_and_keeps_the_database(model_services, model_settings):
+    model_services.verifier = ExplodingVerifier()
+    job = TrainingJob(model_services)
+    run_id = job.start(TrainConfig(steps=2, **TINY))
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "failed" and "verifier exploded mid-training" in run["error"]
+    with sqlite3.connect(model_settings.db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    job.shutdown()
+
+
+def test_episode_mode_trains_the_final_attempt(model_services):
+    job = TrainingJob(model_services)
+    run_id = job.start(TrainConfig(mode="episode", steps=1, **TINY))
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "completed", run["error"]
+    assert len(model_services.runs.metrics(run_id)) == 1
+    job.shutdown()
+
+
+def test_dpo_run_on_banked_failures(model_services):
+    for seed in range(3):
+        task = generate_task("negation_arithmetic", "easy", seed)
+        model_services.bank.record(task, "Answer: 999", model_services.verifier.verify(task, "Answer: 999"))
+    job = TrainingJob(model_services)
+    run_id = job.start(TrainConfig(mode="dpo", steps=2, **TINY))
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "completed", run["error"]
+    assert [m["step"] for m in model_services.runs.metrics(run_id)] == [1, 2]
+    assert (model_services.settings.runs_dir / f"run-{run_id}" / "dpo_pairs.jsonl").is_file()
+    job.shutdown()

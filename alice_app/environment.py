@@ -75,6 +75,8 @@ class AliceEnvironment:
         ``reset(seed=7, family=F, level=L)`` plays task ``F/L/7``; otherwise it seeds the choice."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ValueError(f"seed must be an integer, not {seed!r}")
         if level is not None and level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
         if family is not None and family not in self._families:
@@ -123,10 +125,9 @@ class AliceEnvironment:
             task = _as_task(task)
             return task, "repair" if REPAIR_KEY in task.metadata else "manual"
         if mode == "auto":
-            mode = "repair" if rng.random() < self._curriculum.load_config().repair_mix else "hunt"
-            if mode == "repair":
-                repair = self._repair_task(rng, family)
-                return (repair, "repair") if repair else (self._hunt_task(rng, seed, family, level), "hunt")
+            wants_repair = rng.random() < self._curriculum.load_config().repair_mix
+            repair = self._repair_task(rng, family) if wants_repair else None
+            return (repair, "repair") if repair else (self._hunt_task(rng, seed, family, level), "hunt")
         if mode == "repair":
             repair = self._repair_task(rng, family)
             if repair is None:

@@ -30,21 +30,24 @@ class LazyOracle:
         self._settings = settings
         self._services = services
         self._oracle = None
+        self._error: str | None = None  # a failed load is not retried on every verdict
         self._lock = threading.Lock()
 
     def judge(self, task, response: str) -> OracleJudgement:
         with self._lock:
-            if self._oracle is None:
-                self._oracle = self._build()
+            if self._error is None and self._oracle is None:
+                self._oracle, self._error = self._build()
+        if self._error is not None:
+            raise OracleError(self._error)
         return self._oracle.judge(task, response)
 
     def _build(self):
         from alice_app.models.factory import build_oracle
 
         try:
-            return build_oracle(self._settings, policy=self._services.loaded_policy)
+            return build_oracle(self._settings, policy=self._services.loaded_policy), None
         except Exception as exc:  # a missing or broken model must not break verification
-            raise OracleError(f"the {self.name} oracle could not be loaded: {exc}") from exc
+            return None, f"the {self.name} oracle could not be loaded: {exc}"
 
 
 class Services:

@@ -130,6 +130,8 @@ def test_bad_reset_options_are_refused(stores):
     env = make_env(stores)
     with pytest.raises(ValueError, match="mode must be one of"):
         env.reset(mode="explore")
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        env.reset(seed="7")
     with pytest.raises(ValueError, match="unknown task family"):
         env.reset(family="nope")
     with pytest.raises(ValueError, match="level must be one of"):

@@ -73,14 +73,18 @@ def test_a_local_oracle_loads_lazily_and_a_load_failure_degrades_to_tier_1(setti
     services = Services.from_settings(settings.with_overrides(oracle="local", oracle_model="/no/such/model"))
     assert isinstance(services.oracle, LazyOracle)
 
+    calls = []
+
     def broken(*args, **kwargs):  # stands in for a model that cannot be loaded
+        calls.append(1)
         raise FileNotFoundError("/no/such/model")
 
     monkeypatch.setattr("alice_app.models.factory.build_oracle", broken)
     with pytest.raises(OracleError, match="could not be loaded"):
         services.oracle.judge(generate_task("negation_arithmetic", "easy", 1), "seven-ish")
     verdict = services.verifier.verify(generate_task("negation_arithmetic", "easy", 1), "no number here")
-    assert verdict.tier == 1 and verdict.is_correct is False
+    assert verdict.tier == 1 and verdict.is_correct is False and "could not be loaded" in verdict.details["degraded"]
+    assert len(calls) == 1  # the failed load is remembered, not retried per verdict
     services.close()
 
 

@@ -62,15 +62,20 @@ def execute_run(services: Any, request: RunRequest) -> str:
 
 
 def build_trainer(services: Any, request: RunRequest, model: Any, tokenizer: Any, families: list[str]) -> Any:
+    from transformers.trainer_callback import PrinterCallback
+
     config = request.config
     recorder = run_recorder(services.runs, request.run_id, request.stop_requested, request.on_step)
     if config.mode == "dpo":
         from alice_app.training.dpo import build_dpo_trainer
 
-        return build_dpo_trainer(services, config, model, tokenizer, request.output_dir, [recorder])
-    from alice_app.training.grpo import build_grpo_trainer
+        trainer = build_dpo_trainer(services, config, model, tokenizer, request.output_dir, [recorder])
+    else:
+        from alice_app.training.grpo import build_grpo_trainer
 
-    return build_grpo_trainer(services, config, model, tokenizer, families, request.output_dir, [recorder])
+        trainer = build_grpo_trainer(services, config, model, tokenizer, families, request.output_dir, [recorder])
+    trainer.remove_callback(PrinterCallback)  # progress goes to the database (and the CLI's bar)
+    return trainer
 
 
 def _phase(request: RunRequest, name: str) -> None:

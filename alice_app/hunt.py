@@ -86,6 +86,9 @@ class Archive:
             return True
         return False
 
+    def drop(self, task: Task) -> None:
+        self.cells = {key: cell for key, cell in self.cells.items() if cell.elite.id != task.id}
+
     def elites(self) -> list[Task]:
         return [cell.elite for cell in self.cells.values()]
 
@@ -123,7 +126,8 @@ def run_hunt(
         starts = _mutate_starts(rng, families, report.archive, _bank_failures(services.bank, families))
     else:
         starts = _random_starts(rng, families)
-    envs = [services.new_environment(seed=rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(min(batch_size, episodes))]
+    slots = min(batch_size, episodes)
+    envs = [services.new_environment(seed=rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(slots)]
     bar = _progress_bar(episodes, strategy, progress)
     for result in play_episodes(policy, envs, starts, episodes, max_tokens=max_tokens, temperature=temperature):
         report.results.append(result)
@@ -188,7 +192,12 @@ def _mutate_starts(rng: Random, families: list[str] | None, archive: Archive,
         else:
             yield next(fallback)
             continue
-        child = mutate(parent, Random(rng.randrange(2**32)))
+        try:
+            child = mutate(parent, Random(rng.randrange(2**32)))
+        except ValueError:  # a parent its family can no longer regenerate: search elsewhere
+            bank_seeds[:] = [task for task in bank_seeds if task.id != parent.id]
+            archive.drop(parent)
+            continue
         yield lambda env, t=child: env.reset(task=t)
 
 

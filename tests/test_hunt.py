@@ -146,3 +146,11 @@ def test_same_seed_replays_the_same_tasks(settings, tmp_path):
         ids.append([r.task.id for r in report.results])
         services.close()
     assert ids[0] == ids[1]
+
+
+def test_format_table_aligns_columns_and_clips_long_cells():
+    from alice_app.cli.hunt import format_table
+
+    table = format_table([{"family": "false_claim", "n": 3}, {"family": "x", "n": None}], clip=5)
+    assert table.splitlines() == ["family  n", "------  -", "fals…   3", "x       -"]
+    assert format_table([]) == "(no rows)"

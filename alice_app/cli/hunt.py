@@ -113,10 +113,8 @@ def format_table(rows: Sequence[dict], clip: int = 0) -> str:
     columns = list(rows[0])
     cells = [[_cell(row.get(column), clip) for column in columns] for row in rows]
     widths = [max(len(column), *(len(r[i]) for r in cells)) for i, column in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    return "\n".join(lines)
+    lines = [columns, ["-" * w for w in widths], *cells]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
 
 
 def _cell(value, clip: int) -> str:

@@ -49,7 +49,9 @@ class LocalPolicy:
 
     def render(self, chat: Messages) -> str:
         """The chat as the model sees it, ending with the assistant's generation prompt."""
-        return self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        if getattr(self.tokenizer, "chat_template", None):
+            return self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        return plain_transcript(chat)  # a base model without a chat template
 
     def _generate_chunk(self, prompts: list[str], samples: int, temperature: float, max_tokens: int) -> list[str]:
         import torch
@@ -69,3 +71,8 @@ class LocalPolicy:
             )
         new_tokens = output[:, encoded["input_ids"].shape[1] :]
         return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+
+
+def plain_transcript(chat: Messages) -> str:
+    lines = [f"{message['role'].capitalize()}: {message['content']}" for message in chat]
+    return "\n".join([*lines, "Assistant:"])

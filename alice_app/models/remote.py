@@ -82,6 +82,8 @@ class OpenAIPolicy:
         self._client.close()
 
     def _complete(self, chat: Messages, n: int, temperature: float, max_tokens: int) -> list[str]:
+        if temperature == 0 and n > 1:  # greedy repeats itself; some servers refuse n > 1 with it
+            return self._complete(chat, 1, temperature, max_tokens) * n
         texts: list[str] = []
         # Servers that ignore `n` (Ollama, llama.cpp, some router providers) return one choice;
         # ask again until there are n.

@@ -143,7 +143,8 @@ class CoevolvingFeed:
                 self.bank.record(task, response, verdict, mode=label_failure(task, verdict), source="train")
         if result.failure_id is not None:
             self.bank.record_repair_attempt(result.failure_id, solved=2 * result.passes >= len(result.verdicts))
-        if task.family in self.states and task.level == self.level_of(task.family) and result.source in CURRICULUM_SOURCES:
+        speaks_for_level = task.family in self.states and task.level == self.level_of(task.family)
+        if speaks_for_level and result.source in CURRICULUM_SOURCES:
             self._update_curriculum(task.family, [v.is_correct for v in result.verdicts])
 
     def _update_estimate(self, task: Task, pass_rate: float) -> None:

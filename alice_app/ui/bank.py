@@ -170,6 +170,7 @@ def build(services) -> dict:
                 add_tag, remove_tag = gr.Button("Add tags"), gr.Button("Remove tags")
             with gr.Row():
                 repaired_on, repaired_off = gr.Button("Mark repaired"), gr.Button("Mark unrepaired")
+            action = gr.Markdown(elem_id="bank-status")
             notes = gr.Textbox(label="Notes", lines=3)
             save = gr.Button("Save notes")
             with gr.Accordion("Export", open=False):
@@ -181,7 +182,6 @@ def build(services) -> dict:
                 password = gr.Textbox(label="Admin password", type="password",
                                       visible=bool(services.settings.admin_password))
                 remove = gr.Button("Delete", variant="stop")
-    action = gr.Markdown(elem_id="bank-status")
 
     filters = [family, level, mode, tag, repaired, since, until, text]
     do_search = partial(search, services)

@@ -9,7 +9,7 @@ import gradio as gr
 
 from alice_app.types import LEVELS
 from alice_app.ui import formatting as fmt
-from alice_app.ui.episode import family_choices
+from alice_app.ui.episode import default_family, family_choices
 
 CONFIG_FIELDS = ("window", "promote_at", "demote_at", "min_samples", "zone_low", "zone_high", "repair_mix")
 
@@ -99,7 +99,7 @@ def build(services) -> dict:
         save = gr.Button("Save settings", variant="primary")
     with gr.Row():
         families = family_choices()
-        family = gr.Dropdown(families, value=families[0] if families else None, label="Family")
+        family = gr.Dropdown(families, value=default_family(families), label="Family")
         level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
         pin_button, unpin_button = gr.Button("Pin level"), gr.Button("Unpin")
     with gr.Accordion("Reset the curriculum", open=False):

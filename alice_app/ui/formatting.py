@@ -15,6 +15,7 @@ TURNS_PER_EPISODE = len(TURN_KINDS)
 ALL = "(all)"  # the "no filter" choice in every filter dropdown
 FAILURE_COLUMNS = ["id", "family", "level", "mode", "response", "expected", "seen", "repaired", "tags", "last seen"]
 HISTORY_COLUMNS = ["turn", "kind", "response", "correct", "confidence", "tier", "reward"]
+PROGRESS_METRICS = ("loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time")
 RUN_COLUMNS = ["id", "kind", "status", "step", "total", "created", "error"]
 CURRICULUM_COLUMNS = ["family", "level", "pinned", "rolling accuracy", "samples"]
 
@@ -254,9 +255,11 @@ def format_duration(seconds: float | None) -> str:
 
 
 def estimate_eta(step: int, total: int, elapsed_s: float | None) -> float | None:
-    if not step or not total or elapsed_s is None or step >= total:
-        return None if step < total else 0.0
-    return elapsed_s / step * (total - step)
+    if not total:
+        return None
+    if step >= total:
+        return 0.0
+    return None if not step or elapsed_s is None else elapsed_s / step * (total - step)
 
 
 def format_progress(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, Any]], elapsed_s: float | None) -> str:
@@ -269,7 +272,7 @@ def format_progress(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str
     if run.get("error"):
         lines.append(f"⚠ {run['error']}")
     latest = flatten_metrics(metrics[-1]) if metrics else {}
-    shown = {k: v for k, v in latest.items() if isinstance(v, (int, float)) and k not in ("run_id", "id", "step")}
+    shown = {k: latest[k] for k in PROGRESS_METRICS if isinstance(latest.get(k), (int, float))}
     if shown:
         lines.append(" · ".join(f"{k} {v:.4g}" for k, v in shown.items()))
     return "\n\n".join(lines)

@@ -45,6 +45,11 @@ def test_server_that_ignores_n_is_asked_again(server):
     assert server.hits["single-choice"] == 3
 
 
+def test_greedy_asks_once_and_repeats_the_answer(server):
+    assert policy(server, "ok").generate([CHAT], n=3) == [["echo 0: What is 3 + 4?"] * 3]
+    assert server.hits["ok"] == 1 and server.requests[0]["n"] == 1
+
+
 def test_transient_503_is_retried(server):
     assert policy(server, "flaky").generate([CHAT]) == [["echo 0: What is 3 + 4?"]]
     assert server.hits["flaky"] == 2

@@ -77,3 +77,5 @@ def live_app(tmp_path_factory):
     demo, url = launch_app(services)
     yield services, url
     demo.close()
+    if services.runs.active():  # never leave a training thread running after the tests
+        services.training.shutdown()

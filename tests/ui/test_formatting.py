@@ -134,13 +134,15 @@ def test_duration_and_eta():
     assert fmt.format_duration(3725) == "1h 02m"
     assert fmt.estimate_eta(5, 20, 50.0) == 150.0
     assert fmt.estimate_eta(0, 20, None) is None and fmt.estimate_eta(20, 20, 99.0) == 0.0
+    assert fmt.estimate_eta(0, 0, None) is None
 
 
 def test_progress_shows_step_eta_metrics_and_error():
     run = {"id": 3, "kind": "grpo", "status": "running", "step": 5, "total": 20, "error": None}
-    metrics = [{"step": 5, "metrics": {"reward": 0.25, "loss": 0.01}}]
+    metrics = [{"step": 5, "metrics": {"reward": 0.25, "loss": 0.01, "completions/mean_length": 3.0}}]
     text = fmt.format_progress(run, metrics, 50.0)
     assert "Run #3" in text and "step 5/20" in text and "ETA 2m 30s" in text and "reward 0.25" in text
+    assert "mean_length" not in text
     assert "⚠ boom" in fmt.format_progress({**run, "status": "failed", "error": "boom"}, [], None)
     assert "No training run yet" in fmt.format_progress(None, [], None)
 

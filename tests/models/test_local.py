@@ -1,0 +1,55 @@
+import pytest
+
+from alice_app.models.local import LocalPolicy, plain_transcript
+
+
+def test_plain_transcript_for_models_without_a_chat_template():
+    chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 3 + 4?"}]
+    assert plain_transcript(chat) == "System: Be brief.\nUser: What is 3 + 4?\nAssistant:"
+
+
+WORDS = "what is three plus four seven the answer not fourteen ignore".split()
+
+
+@pytest.fixture(scope="module")
+def tiny_policy():
+    """A real (tiny, randomly initialised) Llama and a real word-level tokenizer: fast, offline."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    vocab = {word: i for i, word in enumerate(["<pad>", "<eos>", "<unk>", *WORDS])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>")
+    tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, pad_token_id=0, eos_token_id=1, bos_token_id=1)
+    return LocalPolicy(LlamaForCausalLM(config).eval(), tokenizer, "tiny", batch_size=2)
+
+
+def chat(text):
+    return [{"role": "user", "content": text}]
+
+
+def test_greedy_batches_match_single_chats_despite_left_padding(tiny_policy):
+    chats = [chat("what is three plus four"), chat("seven"), chat("ignore fourteen what is the answer"),
+             chat("not seven"), chat("four")]
+    batched = tiny_policy.generate(chats, n=3, max_tokens=5)
+    assert [len(row) for row in batched] == [3] * 5
+    assert all(len(set(row)) == 1 for row in batched)  # greedy: n copies of one answer
+    assert batched == [tiny_policy.generate([c], n=3, max_tokens=5)[0] for c in chats]
+    assert tiny_policy.tokenizer.padding_side == "left"
+
+
+def test_sampling_gives_n_answers_per_chat(tiny_policy):
+    rows = tiny_policy.generate([chat("what is three"), chat("plus four")], n=3, temperature=1.5, max_tokens=6)
+    assert [len(row) for row in rows] == [3, 3]
+    assert all(isinstance(text, str) for row in rows for text in row)
+
+
+@pytest.mark.parametrize("kwargs", [{"n": 0}, {"temperature": -1}, {"max_tokens": 0}])
+def test_bad_arguments(tiny_policy, kwargs):
+    with pytest.raises(ValueError):
+        tiny_policy.generate([chat("seven")], **kwargs)

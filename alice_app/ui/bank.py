@@ -11,19 +11,20 @@ import gradio as gr
 
 from alice_app.types import FAILURE_MODES, LEVELS
 from alice_app.ui import formatting as fmt
+from alice_app.ui import inputs
 from alice_app.ui.episode import family_choices
 
 PAGE_SIZES = [25, 50, 100]
-REPAIRED_CHOICES = [fmt.ALL, "unrepaired", "repaired"]
+REPAIRED_CHOICES = [inputs.ALL, "unrepaired", "repaired"]
 
 
 def query_filters(family, level, mode, tag, repaired, since, until, search) -> dict:
     """The filter form as FailureBank.query keyword arguments; bad dates raise ValueError."""
     return {
-        "family": fmt.filter_value(family), "level": fmt.filter_value(level), "mode": fmt.filter_value(mode),
-        "tag": fmt.filter_value((tag or "").strip().lower()), "repaired": fmt.parse_repaired(repaired),
-        "since": fmt.parse_date(since), "until": fmt.parse_date(until),
-        "search": fmt.filter_value((search or "").strip()),
+        "family": inputs.filter_value(family), "level": inputs.filter_value(level), "mode": inputs.filter_value(mode),
+        "tag": inputs.filter_value((tag or "").strip().lower()), "repaired": inputs.parse_repaired(repaired),
+        "since": inputs.parse_date(since), "until": inputs.parse_date(until),
+        "search": inputs.filter_value((search or "").strip()),
     }
 
 
@@ -42,9 +43,13 @@ def search(services, family, level, mode, tag, repaired, since, until, text, pag
 
 
 def open_failure(services, failure_id):
-    row = services.bank.get(int(failure_id)) if failure_id not in (None, "") else None
-    if failure_id not in (None, "") and row is None:
-        return f"⚠ There is no failure #{int(failure_id)}.", "", ""
+    try:
+        failure_id = inputs.optional_id(failure_id)
+    except ValueError as exc:
+        return f"⚠ {exc}", "", ""
+    row = services.bank.get(failure_id) if failure_id else None
+    if failure_id and row is None:
+        return f"⚠ There is no failure #{failure_id}.", "", ""
     return fmt.format_failure_detail(row), (row or {}).get("notes") or "", ", ".join((row or {}).get("tags") or [])
 
 
@@ -56,8 +61,8 @@ def selected_id(evt: gr.SelectData):
 
 def change_tags(services, ids_text, tags_text, open_id, remove: bool = False):
     try:
-        ids = fmt.parse_ids(ids_text) or _open_ids(open_id)
-        tags = fmt.parse_tags(tags_text)
+        ids = inputs.parse_ids(ids_text) or _open_ids(open_id)
+        tags = inputs.parse_tags(tags_text)
     except ValueError as exc:
         return f"⚠ {exc}"
     if not ids or not tags:
@@ -68,15 +73,19 @@ def change_tags(services, ids_text, tags_text, open_id, remove: bool = False):
 
 
 def save_notes(services, open_id, notes):
-    if open_id in (None, "") or services.bank.get(int(open_id)) is None:
+    open_id = _safe_id(open_id)
+    if not open_id or services.bank.get(open_id) is None:
         return "⚠ Open a failure first."
-    services.bank.set_notes(int(open_id), notes or "")
-    return f"Notes of failure #{int(open_id)} saved."
+    try:
+        services.bank.set_notes(open_id, notes or "")
+    except ValueError as exc:  # e.g. notes over the size limit; nothing is lost from the box
+        return f"⚠ {exc}"
+    return f"Notes of failure #{open_id} saved."
 
 
 def mark_repaired(services, ids_text, open_id, repaired: bool = True):
     try:
-        ids = fmt.parse_ids(ids_text) or _open_ids(open_id)
+        ids = inputs.parse_ids(ids_text) or _open_ids(open_id)
     except ValueError as exc:
         return f"⚠ {exc}"
     if not ids:
@@ -87,8 +96,8 @@ def mark_repaired(services, ids_text, open_id, repaired: bool = True):
 
 def delete(services, ids_text, open_id, confirmed, password):
     try:
-        fmt.check_admin(services.settings.admin_password, password)
-        ids = fmt.parse_ids(ids_text) or _open_ids(open_id)
+        inputs.check_admin(services.settings.admin_password, password)
+        ids = inputs.parse_ids(ids_text) or _open_ids(open_id)
     except (PermissionError, ValueError) as exc:
         return f"⚠ {exc}"
     if not ids:
@@ -135,16 +144,23 @@ def dpo_exporter():
 
 
 def _open_ids(open_id) -> list[int]:
-    return [] if open_id in (None, "") else [int(open_id)]
+    return [inputs.optional_id(open_id)] if inputs.optional_id(open_id) else []
+
+
+def _safe_id(value) -> int | None:
+    try:
+        return inputs.optional_id(value)
+    except ValueError:
+        return None
 
 
 def build(services) -> dict:
     """Lay out the tab; returns the table refresh (run on load and when the tab is opened)."""
     with gr.Row():
-        family = gr.Dropdown([fmt.ALL, *family_choices()], value=fmt.ALL, label="Family")
-        level = gr.Dropdown([fmt.ALL, *LEVELS], value=fmt.ALL, label="Level")
-        mode = gr.Dropdown([fmt.ALL, *FAILURE_MODES], value=fmt.ALL, label="Failure mode")
-        repaired = gr.Dropdown(REPAIRED_CHOICES, value=fmt.ALL, label="Repaired")
+        family = gr.Dropdown([inputs.ALL, *family_choices()], value=inputs.ALL, label="Family")
+        level = gr.Dropdown([inputs.ALL, *LEVELS], value=inputs.ALL, label="Level")
+        mode = gr.Dropdown([inputs.ALL, *FAILURE_MODES], value=inputs.ALL, label="Failure mode")
+        repaired = gr.Dropdown(REPAIRED_CHOICES, value=inputs.ALL, label="Repaired")
     with gr.Row():
         tag = gr.Textbox(label="Tag", placeholder="e.g. review")
         since = gr.Textbox(label="Since (YYYY-MM-DD)")
@@ -160,7 +176,7 @@ def build(services) -> dict:
     with gr.Row():
         with gr.Column(scale=3):
             with gr.Row():
-                open_id = gr.Number(None, label="Failure id", precision=0)
+                open_id = gr.Textbox(label="Failure id", placeholder="e.g. 12")
                 open_button = gr.Button("Open")
             detail = gr.Markdown(fmt.format_failure_detail(None), elem_id="bank-detail")
         with gr.Column(scale=2):
@@ -205,8 +221,8 @@ def build(services) -> dict:
         (save, partial(save_notes, services), [open_id, notes], "save_notes"),
         (remove, partial(delete, services), [ids, open_id, confirm, password], "delete_failures"),
     )
-    for button, fn, inputs, name in edits:
-        button.click(fn, inputs, action, api_name=name).then(
+    for button, fn, sources, name in edits:
+        button.click(fn, sources, action, api_name=name).then(
             **refresh, api_name=f"{name}_refresh", api_visibility="private").then(
             **reopen, api_name=f"{name}_reopen", api_visibility="private")
     jsonl.click(partial(export_jsonl, services), filters, [download, action], api_name="export_jsonl")

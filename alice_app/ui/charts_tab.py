@@ -7,11 +7,15 @@ from functools import partial
 import gradio as gr
 
 from alice_app.ui import charts
+from alice_app.ui.inputs import optional_id
 
 
 def figures(services, run_id):
     """All seven figures for one run (blank = the newest run) and the bank/curriculum as they are."""
-    run = _run(services, run_id)
+    try:
+        run = _run(services, run_id)
+    except ValueError:  # an unreadable run id shows the newest run rather than nothing
+        run = _run(services, None)
     metrics = services.runs.metrics(run["id"]) if run else []
     evals = services.runs.evals(run["id"]) if run else {}
     return (
@@ -26,8 +30,8 @@ def figures(services, run_id):
 
 
 def _run(services, run_id):
-    if run_id not in (None, ""):
-        return services.runs.get(int(run_id))
+    if optional_id(run_id):
+        return services.runs.get(optional_id(run_id))
     runs = services.runs.list(limit=1)
     return runs[0] if runs else None
 
@@ -35,18 +39,18 @@ def _run(services, run_id):
 def build(services) -> dict:
     """Lay out the tab; returns the refresh event (run when the tab is opened)."""
     with gr.Row():
-        run_id = gr.Number(None, label="Run id for the training charts (blank = newest)", precision=0)
+        run_id = gr.Textbox(label="Run id for the training charts (blank = newest)", placeholder="e.g. 3")
         refresh_button = gr.Button("Refresh charts", variant="primary")
     with gr.Row():
-        reward = gr.Plot(elem_classes=["alice-chart"])
-        zero_std = gr.Plot(elem_classes=["alice-chart"])
+        reward = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        zero_std = gr.Plot(show_label=False, elem_classes=["alice-chart"])
     with gr.Row():
-        by_family = gr.Plot(elem_classes=["alice-chart"])
-        by_mode = gr.Plot(elem_classes=["alice-chart"])
+        by_family = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        by_mode = gr.Plot(show_label=False, elem_classes=["alice-chart"])
     with gr.Row():
-        failure_map = gr.Plot(elem_classes=["alice-chart"])
-        curriculum = gr.Plot(elem_classes=["alice-chart"])
-    before_after = gr.Plot(elem_classes=["alice-chart"])
+        failure_map = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        curriculum = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+    before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"])
     refresh = dict(fn=partial(figures, services), inputs=[run_id],
                    outputs=[reward, zero_std, by_family, by_mode, failure_map, curriculum, before_after])
     refresh_button.click(**refresh, api_name="refresh_charts")

@@ -9,6 +9,7 @@ import gradio as gr
 
 from alice_app.types import LEVELS
 from alice_app.ui import formatting as fmt
+from alice_app.ui import inputs
 from alice_app.ui.episode import default_family, family_choices
 
 CONFIG_FIELDS = ("window", "promote_at", "demote_at", "min_samples", "zone_low", "zone_high", "repair_mix")
@@ -74,7 +75,7 @@ def unpin(services, family):
 
 def reset(services, confirmed, password):
     try:
-        fmt.check_admin(services.settings.admin_password, password)
+        inputs.check_admin(services.settings.admin_password, password)
     except PermissionError as exc:
         return f"⚠ {exc}"
     if not confirmed:
@@ -118,8 +119,8 @@ def build(services) -> dict:
         (unpin_button, partial(unpin, services), [family], "unpin_level"),
         (reset_button, partial(reset, services), [confirm, password], "reset_curriculum"),
     )
-    for button, fn, inputs, name in actions:
+    for button, fn, sources, name in actions:
         after = refresh if name == "reset_curriculum" else redraw
-        button.click(fn, inputs, status, api_name=name).then(**after, api_name=f"{name}_refresh",
+        button.click(fn, sources, status, api_name=name).then(**after, api_name=f"{name}_refresh",
                                                              api_visibility="private")
     return refresh

@@ -13,6 +13,7 @@ import gradio as gr
 
 from alice_app.types import LEVELS, Task, Verdict
 from alice_app.ui import formatting as fmt
+from alice_app.ui import inputs
 
 CHOSEN = "family and level chosen above"
 SOURCES = (CHOSEN, "next from curriculum: hunt", "next from curriculum: repair")
@@ -43,7 +44,7 @@ def default_family(families: list[str]) -> str | None:
 
 def reset_options(family: str | None, level: str | None, seed: Any, source: str) -> dict[str, Any]:
     """Map the form onto ``env.reset`` keyword arguments (pure, unit-tested)."""
-    seed = None if seed in (None, "") else int(seed)
+    seed = inputs.parse_seed(seed)
     if source == CHOSEN:
         if not family or level not in LEVELS:
             raise ValueError("Pick a family and a level, or choose 'next from curriculum'.")
@@ -149,7 +150,7 @@ def build(services) -> None:
         families = family_choices()
         family = gr.Dropdown(families, value=default_family(families), label="Family")
         level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
-        seed = gr.Number(None, label="Seed (blank = random)", precision=0)
+        seed = gr.Textbox(label="Seed (blank = random)", placeholder="e.g. 7")
         source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
     start = gr.Button("New episode", variant="primary")
     task = gr.Markdown(fmt.format_task(None), elem_id="episode-task")

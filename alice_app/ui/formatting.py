@@ -5,14 +5,11 @@ The shapes follow docs/CONTRACTS.md (Observation, environment state, FailureBank
 """
 from __future__ import annotations
 
-import datetime as dt
-import re
 from typing import Any, Mapping, Sequence
 
 from alice_app.types import TURN_KINDS
 
 TURNS_PER_EPISODE = len(TURN_KINDS)
-ALL = "(all)"  # the "no filter" choice in every filter dropdown
 FAILURE_COLUMNS = ["id", "family", "level", "mode", "response", "expected", "seen", "repaired", "tags", "last seen"]
 HISTORY_COLUMNS = ["turn", "kind", "response", "correct", "confidence", "tier", "reward"]
 PROGRESS_METRICS = ("loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time")
@@ -176,57 +173,6 @@ def format_failure_detail(row: Mapping[str, Any] | None) -> str:
     return "\n\n".join(lines)
 
 
-_ID_RANGE = re.compile(r"^(\d+)\s*-\s*(\d+)$")
-
-
-def parse_ids(text: str | None, limit: int = 10_000) -> list[int]:
-    """'3, 7, 10-12' → [3, 7, 10, 11, 12]; anything else is a ValueError naming the bad part."""
-    ids: list[int] = []
-    for part in filter(None, (p.strip() for p in str(text or "").replace(";", ",").split(","))):
-        span = _ID_RANGE.match(part)
-        if span:
-            low, high = int(span[1]), int(span[2])
-            if high < low:
-                raise ValueError(f"Range {part!r} runs backwards; write it low-high, e.g. 10-12.")
-            ids.extend(range(low, high + 1))
-        elif part.isdigit():
-            ids.append(int(part))
-        else:
-            raise ValueError(f"{part!r} is not a failure id; use numbers and ranges like '3, 7, 10-12'.")
-        if len(ids) > limit:
-            raise ValueError(f"At most {limit:,} ids at once; narrow the range.")
-    return list(dict.fromkeys(ids))
-
-
-def parse_tags(text: str | None) -> list[str]:
-    tags = [t.strip().lower() for t in str(text or "").split(",")]
-    bad = [t for t in tags if t and not re.fullmatch(r"[\w.:\-]+", t)]
-    if bad:
-        raise ValueError(f"Tags may hold letters, digits, '_', '-', '.', ':' only (not {bad[0]!r}).")
-    return list(dict.fromkeys(t for t in tags if t))
-
-
-def parse_date(text: str | None) -> str | None:
-    """'2026-11-30' → the same date, checked (the bank treats an 'until' date as inclusive); blank → None."""
-    text = str(text or "").strip()
-    if not text:
-        return None
-    try:
-        day = dt.date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"Date {text!r} is not valid; write it as YYYY-MM-DD, e.g. 2026-11-30.") from None
-    return day.isoformat()
-
-
-def filter_value(choice: Any) -> Any:
-    """Map the '(all)' dropdown choice and blanks to None (no filter)."""
-    return None if choice in (None, "", ALL) else choice
-
-
-def parse_repaired(choice: str | None) -> bool | None:
-    return {"repaired": True, "unrepaired": False}.get(str(choice or ""))
-
-
 # ---------------------------------------------------------------- curriculum
 def curriculum_rows(states: Mapping[str, Any], accuracy_of) -> list[list[Any]]:
     """One row per family; ``accuracy_of`` is curriculum.rolling_accuracy (kept injectable)."""
@@ -267,8 +213,9 @@ def format_progress(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str
         return "_No training run yet. Choose a mode and steps, then press **Start**._"
     step, total = int(run.get("step") or 0), int(run.get("total") or 0)
     bar = f"{step}/{total}" if total else f"{step}"
-    lines = [f"**Run #{run.get('id')}** · {run.get('kind')} · **{run.get('status')}** · step {bar} · "
-             f"ETA {format_duration(estimate_eta(step, total, elapsed_s))}"]
+    eta = (f" · ETA {format_duration(estimate_eta(step, total, elapsed_s))}"
+           if run.get("status") in ("queued", "running", "stopping") else "")
+    lines = [f"**Run #{run.get('id')}** · {run.get('kind')} · **{run.get('status')}** · step {bar}{eta}"]
     if run.get("error"):
         lines.append(f"⚠ {run['error']}")
     latest = flatten_metrics(metrics[-1]) if metrics else {}
@@ -304,9 +251,3 @@ def eval_rows(evals: Mapping[str, Any]) -> list[list[Any]]:
             delta = None if a is None or b is None else round(100 * (a - b), 1)
             rows.append([family, level, format_percent(b), format_percent(a), delta])
     return rows
-
-
-def check_admin(required: str | None, given: str | None) -> None:
-    """Raise PermissionError unless no password is configured or the right one was typed."""
-    if required and (given or "") != required:
-        raise PermissionError("This action needs the admin password (ALICE_ADMIN_PASSWORD). Type it in the password box.")

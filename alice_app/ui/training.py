@@ -8,6 +8,7 @@ from functools import partial
 import gradio as gr
 
 from alice_app.ui import formatting as fmt
+from alice_app.ui import inputs
 
 MODES = ("grpo", "episode", "dpo")
 POLL_SECONDS = 2.0
@@ -66,7 +67,7 @@ def start(services, password, *form):
     if problem:
         return problem
     try:
-        fmt.check_admin(services.settings.admin_password, password)
+        inputs.check_admin(services.settings.admin_password, password)
         config = config_from_form(dict(zip(FORM_FIELDS, form)))
         run_id = services.training.start(config)
     except (PermissionError, ValueError, RuntimeError) as exc:
@@ -76,7 +77,7 @@ def start(services, password, *form):
 
 def stop(services, password):
     try:
-        fmt.check_admin(services.settings.admin_password, password)
+        inputs.check_admin(services.settings.admin_password, password)
     except PermissionError as exc:
         return f"⚠ {exc}"
     if services.runs.active() is None or training_available() or not services.training.stop():
@@ -89,8 +90,8 @@ def resume(services, password, run_id):
     if problem:
         return problem
     try:
-        fmt.check_admin(services.settings.admin_password, password)
-        target = int(run_id) if run_id not in (None, "") else _latest_id(services)
+        inputs.check_admin(services.settings.admin_password, password)
+        target = inputs.optional_id(run_id) or _latest_id(services)
         if target is None:
             raise ValueError("There is no run to resume yet.")
         resumed = services.training.resume(target)
@@ -125,8 +126,12 @@ def _phase(services) -> str | None:
 
 
 def _pick_run(services, runs, run_id):
-    if run_id not in (None, ""):
-        return services.runs.get(int(run_id))
+    try:
+        chosen = inputs.optional_id(run_id)
+    except ValueError:  # a half-typed id must not break the live poll; show the default run
+        chosen = None
+    if chosen:
+        return services.runs.get(chosen)
     return services.runs.active() or (runs[0] if runs else None)
 
 
@@ -158,7 +163,7 @@ def build(services) -> dict:
                            precision=0, minimum=0)
     with gr.Row():
         password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
-        run_id = gr.Number(None, label="Run id (blank = active or newest)", precision=0)
+        run_id = gr.Textbox(label="Run id (blank = active or newest)", placeholder="e.g. 3")
         start_button = gr.Button("Start", variant="primary", interactive=missing is None)
         stop_button = gr.Button("Stop", variant="stop")
         resume_button = gr.Button("Resume", interactive=missing is None)

@@ -2,8 +2,9 @@
 import json
 from alice_app.ui import bank
 from alice_app.ui import formatting as fmt
+from alice_app.ui import inputs
 
-NO_FILTER = [fmt.ALL, fmt.ALL, fmt.ALL, "", fmt.ALL, "", "", ""]  # family .. search
+NO_FILTER = [inputs.ALL, inputs.ALL, inputs.ALL, "", inputs.ALL, "", "", ""]  # family .. search
 
 
 def search(services, *filters, page=1, page_size=25):
@@ -11,7 +12,7 @@ def search(services, *filters, page=1, page_size=25):
 
 
 def test_query_filters_map_the_form():
-    filters = bank.query_filters("neg", fmt.ALL, "format", " Review ", "unrepaired", "2026-11-01", "", " seven ")
+    filters = bank.query_filters("neg", inputs.ALL, "format", " Review ", "unrepaired", "2026-11-01", "", " seven ")
     assert filters == {"family": "neg", "level": None, "mode": "format", "tag": "review", "repaired": False,
                        "since": "2026-11-01", "until": None, "search": "seven"}
 
@@ -33,7 +34,7 @@ def test_search_filters_by_family_and_reports_bad_dates(services, add_failures):
     add_failures(services, 1, family="false_claim")
     rows, _, _ = search(services, "false_claim", *NO_FILTER[1:])
     assert [r[1] for r in rows] == ["false_claim"]
-    table, message, page = search(services, fmt.ALL, fmt.ALL, fmt.ALL, "", fmt.ALL, "yesterday", "", "")
+    table, message, page = search(services, inputs.ALL, inputs.ALL, inputs.ALL, "", inputs.ALL, "yesterday", "", "")
     assert "YYYY-MM-DD" in message
 
 

@@ -55,7 +55,13 @@ def ensure_embedded_checkpoint(models_dir: str | Path, gguf_path: Path | None = 
     target = Path(models_dir) / EMBEDDED_DIRNAME
     if is_complete_checkpoint(target):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelNotFoundError(
+            f"cannot create {target.parent} for the converted embedded model ({exc}); "
+            "set ALICE_DATA_DIR to a writable folder"
+        ) from exc
     with _conversion_lock(target.parent):
         if is_complete_checkpoint(target):  # another process finished while we waited
             return target

@@ -54,6 +54,8 @@ class TrainConfig:
     def validate(self) -> "TrainConfig":
         _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         _check(self.feed in FEEDS, f"feed must be one of {', '.join(FEEDS)}, not {self.feed!r}")
+        _check(not (self.mode == "episode" and self.feed == "static"),
+               "episode mode plays live episodes with the policy; use feed=coevolve (static is for grpo)")
         _check(self.steps >= 1, f"steps must be at least 1, not {self.steps}")
         _check(self.num_generations >= 2, "num_generations must be at least 2: GRPO compares completions "
                                           f"within a group (got {self.num_generations})")

@@ -115,7 +115,12 @@ def progress(services, run_id):
     evals = services.runs.evals(run["id"]) if run else {}
     live = fmt.format_progress(run, metrics, elapsed_seconds(metrics))
     phase = _phase(services) if run and run["status"] in ("queued", "running", "stopping") else None
-    return live + (f"\n\nNow: {phase}" if phase else ""), fmt.run_rows(runs), fmt.eval_rows(evals)
+    if phase:
+        live += f"\n\nNow: {phase}"
+    if run and not evals:
+        live += "\n\n_No held-out evaluation stored for this run (it runs before and after training unless " \
+                "the held-out tasks per cell are 0)._"
+    return live, fmt.run_rows(runs), fmt.eval_rows(evals)
 
 
 def _phase(services) -> str | None:

@@ -57,3 +57,21 @@ def test_hub_ids_and_local_folders_resolve(tmp_path):
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF")
     assert resolve_model_source(Settings(model_name=str(gguf)))[:2] == (str(tmp_path), {"gguf_file": "m.gguf"})
+
+
+def test_consistency_needs_real_sampling():
+    from alice_app.models.consistency import draw_samples
+
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        draw_samples(None, [], k=1)
+    with pytest.raises(ValueError, match="temperature above 0"):
+        draw_samples(None, [], k=3, temperature=0.0)
+
+
+def test_unwritable_models_dir_is_a_clear_error(tmp_path):
+    from alice_app.models.loader import ensure_embedded_checkpoint
+
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be")
+    with pytest.raises(ModelNotFoundError, match="set ALICE_DATA_DIR to a writable folder"):
+        ensure_embedded_checkpoint(blocker / "models")

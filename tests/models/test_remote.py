@@ -92,3 +92,15 @@ def test_bad_arguments_are_rejected_before_any_request(server):
     with pytest.raises(ValueError):
         policy(server, "ok").generate([[]])
     assert not server.requests
+
+
+def test_tier3_samples_come_from_one_sampled_request_per_chat(server):
+    from alice_app.models.consistency import verify_with_consistency
+    from alice_app.tasks.registry import generate_task
+    from alice_app.verify.stack import VerifierStack
+
+    task = generate_task("plain_arithmetic", "easy", 1)
+    chat = [{"role": "user", "content": task.prompt}]
+    (verdict,) = verify_with_consistency(policy(server, "ok"), VerifierStack(), [(task, chat, "Answer: 0")], k=4)
+    assert verdict.tier == 3 and verdict.details["consistency"]["samples"] == 4
+    assert [(r["n"], r["temperature"]) for r in server.requests] == [(4, 0.8)]

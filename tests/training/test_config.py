@@ -14,6 +14,7 @@ def test_defaults_validate_and_size_the_batch():
     ({"mode": "ppo"}, "mode must be one of"),
     ({"feed": "random"}, "feed must be one of"),
     ({"steps": 0}, "steps must be at least 1"),
+    ({"mode": "episode", "feed": "static"}, "episode mode plays live episodes"),
     ({"num_generations": 1}, "GRPO compares completions"),
     ({"max_completion_length": 0}, "max_completion_length"),
     ({"learning_rate": 0.0}, "learning_rate"),

@@ -57,10 +57,7 @@ class RunRecorder:
 
     def on_step_end(self, args, state, control, **kwargs):
         self._last_step_seconds = time.perf_counter() - self._step_started
-        if self.stop_requested.is_set():
-            control.should_training_stop = True
-            control.should_save = True
-        return control
+        return self._stop_if_requested(control)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         metrics = pick_metrics(logs or {})
@@ -72,6 +69,15 @@ class RunRecorder:
         self.runs.set_progress(self.run_id, state.global_step, state.max_steps)
         if self.on_step is not None:
             self.on_step(state.global_step, state.max_steps, metrics)
+        # Checked again after logging (the Trainer logs after on_step_end), so a stop requested
+        # while this step was being recorded takes effect now rather than after one more step.
+        return self._stop_if_requested(control)
+
+    def _stop_if_requested(self, control):
+        if self.stop_requested.is_set():
+            control.should_training_stop = True
+            control.should_save = True  # a checkpoint to resume from, exactly here
+        return control
 
     def on_save(self, args, state, control, **kwargs):
         checkpoint = Path(args.output_dir) / f"checkpoint-{state.global_step}"

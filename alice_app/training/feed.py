@@ -102,14 +102,15 @@ class CoevolvingFeed:
         return self._item(task, "hunt")
 
     def zone_item(self) -> FeedItem | None:
-        family = self.rng.choice(self.families)
-        ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
-        candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
-        if not candidates:
-            return None
-        task_id = self.rng.choice(candidates)
-        self.replays[task_id] = self.replays.get(task_id, 0) + 1
-        return self._item(self.known_tasks[task_id], "zone")
+        """A task last measured inside the zone, from the first family (in random order) that has one."""
+        for family in self.rng.sample(self.families, len(self.families)):
+            ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
+            candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
+            if candidates:
+                task_id = self.rng.choice(candidates)
+                self.replays[task_id] = self.replays.get(task_id, 0) + 1
+                return self._item(self.known_tasks[task_id], "zone")
+        return None
 
     def repair_item(self) -> FeedItem | None:
         rows = [r for r in self.bank.repair_candidates(limit=200)

@@ -163,7 +163,8 @@ def build(services) -> None:
         verdict = gr.Markdown(fmt.format_verdict(None), elem_id="episode-verdict")
         reward = gr.Markdown(fmt.format_reward(None), elem_id="episode-reward")
         guidance = gr.Markdown(elem_id="episode-guidance")
-    history = gr.Dataframe(headers=fmt.HISTORY_COLUMNS, label="Episode history", interactive=False, wrap=True)
+    history = gr.Dataframe(headers=fmt.HISTORY_COLUMNS, label="Episode history", interactive=False, wrap=True,
+                           column_widths=["5%", "9%", "22%", "11%", "4%", "6%", "5%", "17%", "6%", "15%"], max_height=1000)
     bank = gr.Button("Add to failure bank", variant="secondary")
     with gr.Accordion("Raw episode state (JSON)", open=False):
         raw = gr.JSON(label="env.state")

@@ -11,7 +11,8 @@ from alice_app.types import TURN_KINDS
 
 TURNS_PER_EPISODE = len(TURN_KINDS)
 FAILURE_COLUMNS = ["id", "family", "level", "mode", "response", "expected", "seen", "repaired", "tags", "last seen"]
-HISTORY_COLUMNS = ["turn", "kind", "response", "correct", "confidence", "tier", "reward"]
+HISTORY_COLUMNS = ["turn", "kind", "shown to the solver", "response", "ok", "conf.", "tier", "feedback",
+                   "reward", "reward components"]
 PROGRESS_METRICS = ("loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time")
 RUN_COLUMNS = ["id", "kind", "status", "step", "total", "created", "error"]
 CURRICULUM_COLUMNS = ["family", "level", "pinned", "rolling accuracy", "samples"]
@@ -125,11 +126,12 @@ def history_rows(history: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
     rows = []
     for turn in history:
         verdict = turn.get("verdict") or {}
-        total, _ = reward_parts(turn.get("reward"))
+        total, components = reward_parts(turn.get("reward"))
         rows.append([
-            turn.get("index"), turn.get("kind"), shorten(turn.get("response"), 60),
+            turn.get("index"), turn.get("kind"), shorten(turn.get("prompt"), 160), shorten(turn.get("response"), 60),
             "✓" if verdict.get("is_correct") else "✗", round(float(verdict.get("confidence", 0)), 2),
-            verdict.get("tier"), None if total is None else round(total, 3),
+            verdict.get("tier"), shorten(verdict.get("feedback"), 120), None if total is None else round(total, 3),
+            ", ".join(f"{name} {value:+.2f}" for name, value in components.items()),
         ])
     return rows
 

@@ -34,3 +34,7 @@ def test_recorder_writes_steps_and_checkpoints_and_stops_on_request(services, tm
     stop.set()
     recorder.on_step_end(None, state, control)
     assert control.should_training_stop and control.should_save
+    # A stop requested while a step is being logged (the Trainer logs after on_step_end) acts at once.
+    late = SimpleNamespace(should_training_stop=False, should_save=False)
+    assert recorder.on_log(None, SimpleNamespace(global_step=2, max_steps=4), late, logs={"loss": 0.2}) is late
+    assert late.should_training_stop and late.should_save

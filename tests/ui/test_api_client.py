@@ -23,7 +23,7 @@ def test_play_an_episode_by_typing_answers(client):
         assert len(out[-1]["history"]) == turn and "✗ wrong" in out[1]
     out = client.predict(f"Answer: {state['task']['answer']}", api_name="/answer")
     assert out[-1]["solved"] is True and "**Solved** at turn 4" in out[5]
-    assert [row[3] for row in out[4]["data"]] == ["✗", "✗", "✗", "✓"]
+    assert [row[4] for row in out[4]["data"]] == ["✗", "✗", "✗", "✓"]
 
 
 def test_failed_episode_is_banked_then_tagged_and_read_back(client, live_app):

@@ -32,7 +32,7 @@ def test_correct_answer_solves_at_turn_one(services):
     answer = session.env.state["task"]["answer"]
     out = play(services, session, f"Answer: {answer}")
     assert "✓ correct" in out[OUT.verdict] and "Solved" in out[OUT.status]
-    assert out[OUT.history][0][3] == "✓" and "Reward" in out[OUT.reward]
+    assert out[OUT.history][0][4] == "✓" and "Reward" in out[OUT.reward]
     assert "over" in play(services, session, "Answer: 1")[OUT.status]  # a finished episode takes no more answers
 
 

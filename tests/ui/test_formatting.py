@@ -61,9 +61,10 @@ def test_outcome_names_the_banked_failure():
 
 
 def test_history_rows():
-    turn = {"index": 1, "kind": "attempt", "response": "Answer: 14", "verdict": VERDICT,
-            "reward": {"total": -0.5, "components": {}}}
-    assert fmt.history_rows([turn]) == [[1, "attempt", "Answer: 14", "✗", 0.9, 1, -0.5]]
+    turn = {"index": 2, "kind": "feedback", "prompt": "You answered 14. Try again.", "response": "Answer: 14",
+            "verdict": VERDICT, "reward": {"total": -0.5, "components": {"correctness": 0.0, "repetition": -0.2}}}
+    assert fmt.history_rows([turn]) == [[2, "feedback", "You answered 14. Try again.", "Answer: 14", "✗", 0.9, 1,
+                                         VERDICT["feedback"], -0.5, "correctness +0.00, repetition -0.20"]]
 
 
 def test_failure_rows_and_detail():

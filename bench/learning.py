@@ -194,18 +194,20 @@ def write_plots(summary: dict, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     arms = {"ALICE (co-evolving feed)": summary["alice"], "static uniform dataset": summary["static"]}
+    budget = f" — {summary['steps_per_arm']} GRPO steps per arm, seed {summary['seed']}"
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, arm in arms.items():
         steps = [p["step"] for p in arm["curve"]]
         ax.plot(steps, [p["mean"] for p in arm["curve"]], marker="o", label=f"{label}: all families")
         neg = [mean((p["negation_arithmetic"] or {}).values()) for p in arm["curve"]]
         ax.plot(steps, neg, marker="x", linestyle="--", label=f"{label}: negation_arithmetic")
-    _finish(ax, "GRPO step", "held-out accuracy", "Held-out accuracy during training", fig, out / "learning_curves.png")
+    _finish(ax, "GRPO step", "held-out accuracy", "Held-out accuracy during training" + budget, fig,
+            out / "learning_curves.png")
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, arm in arms.items():
         ax.plot([m["step"] for m in arm["per_step"]], _rolling([m["frac_reward_zero_std"] for m in arm["per_step"]]),
                 label=label)
-    _finish(ax, "GRPO step", "frac_reward_zero_std (rolling mean of 5)", "Groups that teach nothing", fig,
+    _finish(ax, "GRPO step", "frac_reward_zero_std (rolling mean of 5)", "Groups that teach nothing" + budget, fig,
             out / "learning_zero_std.png")
     families = list(summary["alice"]["before"])
     fig, ax = plt.subplots(figsize=(9, 4))
@@ -216,7 +218,7 @@ def write_plots(summary: dict, out: Path) -> None:
             ("static after", [mean(summary["static"]["after"][f].values()) for f in families])]):
         ax.bar([i + (offset - 1) * width for i in range(len(families))], values, width, label=label)
     ax.set_xticks(range(len(families)), families, rotation=20, ha="right", fontsize=8)
-    _finish(ax, "", "held-out accuracy (mean of levels)", "Before and after, per family", fig,
+    _finish(ax, "", "held-out accuracy (mean of levels)", "Before and after, per family" + budget, fig,
             out / "learning_before_after.png")
 
 

@@ -10,7 +10,8 @@ from functools import lru_cache
 from random import Random
 from typing import Sequence
 
-from alice_app.tasks._common import digits_range
+from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
+                                     digits_range)
 
 
 @dataclass(frozen=True)
@@ -167,3 +168,14 @@ def _fold_right(tokens: list[str]) -> int:
     for number, op in zip(tokens[-3::-2], tokens[-2::-2]):
         value = _APPLY[op](int(number), value)
     return value
+
+
+def check_distracted_arithmetic(config, forms: Sequence[str], templates: Sequence[str]) -> None:
+    """The checks shared by the arithmetic families whose config names distractor values."""
+    check_choice("template", config.template, tuple(templates))
+    check_choice("negation_form", config.negation_form, tuple(forms))
+    check_int("distractors", config.distractors, 1, 3)
+    check_int("operand_digits", config.operand_digits, 1, 3)
+    check_choice("clause_position", config.clause_position, CLAUSE_POSITIONS)
+    if config.operands is not None:
+        check_operands(config.operands, SHAPES[config.template].arity)

@@ -7,9 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from random import Random
 
-from alice_app.tasks._arith import SHAPES, confusions, evaluate, render, sample_operands, tempting_values
-from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
-                                     make_task, resolve)
+from alice_app.tasks._arith import (
+    SHAPES,
+    check_distracted_arithmetic,
+    confusions,
+    evaluate,
+    render,
+    sample_operands,
+    tempting_values,
+)
+from alice_app.tasks._common import CLAUSE_POSITIONS, make_task, resolve
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
@@ -34,13 +41,7 @@ class FalseClaimConfig:
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "FalseClaimConfig":
-        check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
-        check_choice("negation_form", self.negation_form, tuple(FORMS))
-        check_int("distractors", self.distractors, 1, 3)
-        check_int("operand_digits", self.operand_digits, 1, 3)
-        check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
-        if self.operands is not None:
-            check_operands(self.operands, SHAPES[self.template].arity)
+        check_distracted_arithmetic(self, FORMS, LEVEL_TABLE[self.level]["template"])
         return self
 
 

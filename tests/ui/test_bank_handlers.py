@@ -1,7 +1,6 @@
 """Failure-bank tab handlers on a real temporary SQLite bank."""
 import json
 from alice_app.ui import bank
-from alice_app.ui import formatting as fmt
 from alice_app.ui import inputs
 
 NO_FILTER = [inputs.ALL, inputs.ALL, inputs.ALL, "", inputs.ALL, "", "", ""]  # family .. search

@@ -2,15 +2,25 @@
 
 GRADIO_SERVER_NAME / GRADIO_SERVER_PORT and the ALICE_* variables are read by Settings.from_env.
 """
+import sys
+
 from alice_app.config import Settings
 from alice_app.services import Services
-from alice_app.ui import build_app, launch
+from alice_app.store.db import StoreError
 
 
-def main() -> None:
-    settings = Settings.from_env()
-    launch(build_app(Services.from_settings(settings)), settings)
+def main() -> int:
+    try:
+        settings = Settings.from_env()
+        services = Services.from_settings(settings)
+    except (StoreError, ValueError) as exc:  # a bad setting or database: say what to do, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from alice_app.ui import build_app, launch  # gradio reads GRADIO_SERVER_PORT at import: validate first
+
+    launch(build_app(services), settings)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """Learning benchmark: ALICE's co-evolving feed vs a uniform static dataset, same seed, same steps.
 
     python bench/learning.py --quick                 # a few steps, to check the pipeline (minutes)
-    python bench/learning.py --steps 150             # the full comparison (see docs/readme/training.md)
+    python bench/learning.py --steps 150             # the full comparison (see docs/training.md)
 
 Both arms start from the embedded SmolLM2 with a fresh LoRA adapter and a fresh database, train
 for the same number of GRPO steps with the same settings and seed, and are evaluated on the same
@@ -142,7 +142,9 @@ def summarize_arm(arm: dict) -> dict:
 def summarize(arms: dict, args: argparse.Namespace) -> dict:
     alice, static = summarize_arm(arms["alice"]), summarize_arm(arms["static"])
     target = static["mean_after"]
-    reach = first_step(curve(arms["alice"]), lambda t: (table_mean(t) or 0) >= target)
+    # Only meaningful when the static arm improved at all; otherwise step 0 would "reach" it.
+    improved = target is not None and target > (static["mean_before"] or 0)
+    reach = first_step(curve(arms["alice"]), lambda t: (table_mean(t) or 0) >= target) if improved else None
     return {
         "steps_per_arm": args.steps, "seed": args.seed, "eval_n_per_cell": args.eval_n_per_cell,
         "curve_n_per_cell": args.curve_n_per_cell, "eval_every": args.eval_every, "quick": args.quick,

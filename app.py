@@ -13,6 +13,7 @@ def main() -> int:
     try:
         settings = Settings.from_env()
         services = Services.from_settings(settings)
+        services.training  # creating the job marks runs left active by a dead process as failed
     except (StoreError, ValueError) as exc:  # a bad setting or database: say what to do, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2

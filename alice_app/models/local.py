@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Iterator
 
-from alice_app.models.base import Messages, check_generate_args
+from alice_app.models.base import BackendError, Messages, check_generate_args
 
 
 class LocalPolicy:
@@ -46,6 +46,36 @@ class LocalPolicy:
                 texts = self._generate_chunk(chunk, samples, temperature, max_tokens)
                 results.extend(texts[i * samples : (i + 1) * samples] for i in range(len(chunk)))
         return [row * n if samples == 1 else row for row in results]
+
+    def stream(self, chat: Messages, max_tokens: int = 64) -> Iterator[str]:
+        """Greedy answer to one chat, yielded as the text so far after each decoded piece."""
+        check_generate_args([chat], 1, 0.0, max_tokens)
+        from transformers import TextIteratorStreamer
+
+        encoded = self.tokenizer([self.render(chat)], return_tensors="pt", add_special_tokens=False)
+        streamer = TextIteratorStreamer(self.tokenizer, skip_prompt=True, skip_special_tokens=True, timeout=300)
+        errors: list[BaseException] = []
+        worker = threading.Thread(target=self._generate_into, args=(encoded, streamer, max_tokens, errors),
+                                  daemon=True)
+        worker.start()
+        text = ""
+        for piece in streamer:
+            text += piece
+            yield text.strip()
+        worker.join()
+        if errors:  # a failed generation must not pass its partial text off as an answer
+            raise BackendError(f"{self.model_id} failed while answering: {errors[0]}") from errors[0]
+
+    def _generate_into(self, encoded: Any, streamer: Any, max_tokens: int, errors: list[BaseException]) -> None:
+        import torch
+
+        try:
+            with self._lock, torch.inference_mode():
+                self.model.generate(**encoded.to(self.model.device), max_new_tokens=max_tokens, do_sample=False,
+                                    pad_token_id=self.tokenizer.pad_token_id, streamer=streamer)
+        except Exception as exc:
+            errors.append(exc)
+            streamer.end()  # let the reader finish instead of waiting for its timeout
 
     def render(self, chat: Messages) -> str:
         """The chat as the model sees it, ending with the assistant's generation prompt."""

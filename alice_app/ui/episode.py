@@ -92,25 +92,34 @@ def answer(services, session, text):
 
 
 def model_answer(services, session):
-    """Generator: first say the model is working, then show its judged answer.
+    """Generator: stream the model's answer into the status line, then show its judged answer.
 
-    The policy interface returns whole completions (no token stream), so the answer appears
-    when it is complete; the first yield tells the user so.
+    Backends with a ``stream`` method (the local transformers policy) show the text as it is
+    decoded; the others (an HTTP endpoint) return the whole answer at once, and the status says so.
     """
     problem = _cannot_answer(session)
     if problem:
         yield outputs(session, problem)
         return
-    yield outputs(session, "The model is answering (this backend returns whole answers, not a token "
-                           "stream; the first call also loads the model)…")
+    yield outputs(session, "The model is answering (the first call also loads the model)…")
+    messages = list(session.observation.messages)
+    text = ""
     try:
-        messages = list(session.observation.messages)
-        text = services.policy.generate([messages], n=1, temperature=0.0, max_tokens=MODEL_MAX_TOKENS)[0][0]
+        for text in _answer_pieces(services.policy, messages):
+            yield outputs(session, f"The model is answering: {fmt.shorten(text, 400)}▌")
     except Exception as exc:  # a missing or broken model must not lose the episode
         yield outputs(session, f"⚠ The model could not answer: {exc}")
         return
     session.observation = session.env.step(text)
     yield outputs(session, f"Model answered: {fmt.shorten(text, 200)}\n\n{_status_after_turn(session)}")
+
+
+def _answer_pieces(policy, messages):
+    """The answer so far, piece by piece where the backend streams, else once when complete."""
+    if hasattr(policy, "stream"):
+        yield from policy.stream(messages, max_tokens=MODEL_MAX_TOKENS)
+    else:
+        yield policy.generate([messages], n=1, temperature=0.0, max_tokens=MODEL_MAX_TOKENS)[0][0]
 
 
 def bank_episode(services, session):

@@ -49,3 +49,11 @@ def test_sampling_returns_n_answers(embedded_policy):
     chat = [{"role": "user", "content": "Pick a random number between 1 and 100."}]
     samples = embedded_policy.generate([chat], n=4, temperature=1.0, max_tokens=8)[0]
     assert len(samples) == 4 and all(isinstance(s, str) for s in samples)
+
+
+def test_streaming_yields_growing_text_that_ends_as_the_greedy_answer(embedded_policy):
+    chat = [{"role": "user", "content": "What is 3 + 4? End with 'Answer: <number>'."}]
+    pieces = list(embedded_policy.stream(chat, max_tokens=24))
+    assert len(pieces) >= 2
+    assert all(later.startswith(earlier) for earlier, later in zip(pieces, pieces[1:]))
+    assert pieces[-1] == embedded_policy.generate([chat], max_tokens=24)[0][0]

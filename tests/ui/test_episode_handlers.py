@@ -96,9 +96,23 @@ def test_model_answer_reports_a_broken_policy_without_losing_the_episode(service
     assert session.env.state["history"] == []
 
 
+def test_model_answer_streams_the_text_then_judges_the_whole_answer(services, monkeypatch):
+    class StreamingPolicy:
+        def stream(self, messages, max_tokens=64):
+            yield from ("Answer", "Answer: 1", "Answer: 14")
+
+    monkeypatch.setattr(type(services), "policy", property(lambda self: StreamingPolicy()), raising=False)
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    steps = list(episode.model_answer(services, session))
+    assert [step[OUT.status] for step in steps[1:4]] == [
+        "The model is answering: Answer▌", "The model is answering: Answer: 1▌", "The model is answering: Answer: 14▌"]
+    assert "Model answered: Answer: 14" in steps[-1][OUT.status]
+    assert [turn["response"] for turn in session.env.state["history"]] == ["Answer: 14"]
+
+
 @pytest.mark.slow
 def test_model_answer_with_the_embedded_model(services):
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
     steps = list(episode.model_answer(services, session))
-    assert len(steps) == 2 and "Model answered" in steps[-1][OUT.status]
+    assert len(steps) >= 3 and "Model answered" in steps[-1][OUT.status]  # streamed: several partial steps
     assert len(session.env.state["history"]) == 1

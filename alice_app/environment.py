@@ -177,7 +177,8 @@ class AliceEnvironment:
             last = episode.turns[-1]
             mode = label_failure(task, last.verdict)
             outcome["failure_mode"] = mode
-            outcome["failure_id"] = self._bank.record(task, last.response, last.verdict, mode=mode, source=self._mode)
+            outcome["failure_id"] = self._bank.record(task, last.response, last.verdict, mode=mode, source=self._mode,
+                                                      history=[turn.to_dict() for turn in episode.turns])
         if REPAIR_KEY in task.metadata:
             outcome["repair_of"] = task.metadata[REPAIR_KEY]
             outcome["repaired"] = self._bank.record_repair_attempt(

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from alice_app.store.db import AliceDatabase, fetch_all, fetch_one, transaction, utc_now
 from alice_app.store.queries import Page, chunks, clean_tags, row_to_dict, validate_page, where_clause
@@ -18,12 +18,13 @@ MAX_NOTES = 20_000
 # repair means the repair did not hold, so it becomes unrepaired and its repair count restarts.
 _UPSERT = """
 INSERT INTO failures (task_id, family, level, seed, prompt, response, expected, extracted,
-                      answer_key, verdict, mode, source, task, created_at, last_seen)
+                      answer_key, verdict, mode, source, task, history, created_at, last_seen)
 VALUES (:task_id, :family, :level, :seed, :prompt, :response, :expected, :extracted,
-        :answer_key, :verdict, :mode, :source, :task, :now, :now)
+        :answer_key, :verdict, :mode, :source, :task, :history, :now, :now)
 ON CONFLICT (task_id, answer_key) DO UPDATE SET
     times_seen = times_seen + 1, last_seen = excluded.last_seen,
-    repaired = 0, repair_successes = 0
+    repaired = 0, repair_successes = 0,
+    history = CASE WHEN excluded.history = '[]' THEN failures.history ELSE excluded.history END
 RETURNING id
 """
 
@@ -36,8 +37,12 @@ class FailureBank:
 
     # -- writing ---------------------------------------------------------------------------
     def record(self, task: Task, response: str, verdict: Verdict, mode: str | None = None,
-               source: str = "hunt") -> int:
-        """Bank a wrong answer; returns its id (the existing one when seen before)."""
+               source: str = "hunt", history: Sequence[Mapping] = ()) -> int:
+        """Bank a wrong answer; returns its id (the existing one when seen before).
+
+        ``history`` holds the turns of the episode that ended in this failure (``Turn.to_dict``);
+        a repeat sighting keeps the latest non-empty history.
+        """
         if verdict.is_correct:
             raise ValueError(f"verdict for {task.id} is correct; only failures go in the bank")
         mode = mode or _label(task, verdict)
@@ -49,6 +54,7 @@ class FailureBank:
             "extracted": verdict.extracted, "answer_key": verdict.extracted or "",
             "verdict": json.dumps(verdict.to_dict(), default=str), "mode": mode, "source": source,
             "task": json.dumps(task.to_dict(), default=str), "now": utc_now(),
+            "history": json.dumps(list(history), default=str),
         }
         with transaction(self.db):
             return int(next(self.db.query(_UPSERT, row))["id"])

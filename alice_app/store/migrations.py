@@ -150,6 +150,12 @@ CREATE TABLE run_evals (
 );
 """
 
+# The turns of the episode that produced a failure (Turn.to_dict each), for the detail view.
+MIGRATION_2 = """
+ALTER TABLE failures ADD COLUMN history TEXT NOT NULL DEFAULT '[]';
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "failure bank, attempts, curriculum, pass rates, runs, metrics, evals", MIGRATION_1),
+    (2, "failures keep the turns of the episode that produced them", MIGRATION_2),
 )

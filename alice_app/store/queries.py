@@ -129,6 +129,7 @@ def row_to_dict(row: dict) -> dict:
     out["verdict"] = json.loads(row["verdict"])
     out["task"] = json.loads(row["task"])
     out["tags"] = json.loads(row["tags"])
+    out["history"] = json.loads(row.get("history") or "[]")
     out["repaired"] = bool(row["repaired"])
     return out
 

@@ -168,11 +168,18 @@ def format_failure_detail(row: Mapping[str, Any] | None) -> str:
         f"({row.get('repair_successes', 0)} repair successes) · **source:** {row.get('source')}",
         f"**Tags:** {tags} · **first seen** {row.get('created_at')} · **last seen** {row.get('last_seen')}",
     ]
-    history = (row.get("task") or {}).get("history") or verdict.get("details", {}).get("history")
+    history = row.get("history") or []
     if history:
-        lines.append("**Episode history:**\n\n" + "\n".join(
-            f"{i}. {escape(shorten(h.get('response') if isinstance(h, Mapping) else h, 100))}" for i, h in enumerate(history, 1)))
+        lines.append("**Episode history:**\n\n" + "\n".join(format_history_line(turn) for turn in history))
     return "\n\n".join(lines)
+
+
+def format_history_line(turn: Mapping[str, Any]) -> str:
+    """One banked turn: "2. feedback · ✗ · `Answer: 14` · You answered 14, which …"."""
+    verdict = turn.get("verdict") or {}
+    mark = "✓" if verdict.get("is_correct") else "✗"
+    return (f"{turn.get('index')}. {turn.get('kind')} · {mark} · `{escape(shorten(turn.get('response'), 100))}`"
+            f" · {escape(shorten(verdict.get('feedback'), 160))}")
 
 
 # ---------------------------------------------------------------- curriculum

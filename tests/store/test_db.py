@@ -134,3 +134,18 @@ def test_two_processes_write_one_file_at_once(db_path):
     assert [w.returncode for w in workers] == [0, 0], errors
     bank = FailureBank(open_db(db_path))
     assert bank.count() == 300 and set(bank.get(1)["tags"]) == {"t0", "t1000"}
+
+
+def test_a_version_1_bank_gains_the_history_column_and_keeps_its_rows(db_path, make_task, wrong):
+    from alice_app.store.migrations import MIGRATION_1
+
+    old = sqlite3.connect(db_path)  # a bank written before migration 2 existed
+    old.executescript(MIGRATION_1)
+    old.execute("INSERT INTO schema_version (version, applied_at) VALUES (1, '2026-01-01')")
+    old.commit()
+    old.close()
+    db = open_db(db_path)
+    assert schema_version(db) == MIGRATIONS[-1][0]
+    bank = FailureBank(db)
+    failure_id = bank.record(make_task(), "14", wrong("14"), mode="distractor_echo")
+    assert bank.get(failure_id)["history"] == []

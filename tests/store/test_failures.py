@@ -193,3 +193,14 @@ def test_iter_rows_and_export_cover_every_matching_row(bank, make_task, wrong, t
     lines = path.read_text().splitlines()
     assert len(lines) == 1203 and json.loads(lines[0])["task"]["family"] == "negation_arithmetic"
     assert not (tmp_path / "bank.jsonl.tmp").exists()
+
+
+def test_history_is_kept_and_a_repeat_keeps_the_latest_non_empty_one(bank, make_task, wrong):
+    turns = [{"index": 1, "kind": "attempt", "response": "14"}]
+    failure_id = bank.record(make_task(), "14", wrong("14"), mode="distractor_echo", history=turns)
+    assert bank.get(failure_id)["history"] == turns
+    bank.record(make_task(), "14", wrong("14"), mode="distractor_echo")  # e.g. from training: no episode
+    assert bank.get(failure_id)["history"] == turns
+    later = [*turns, {"index": 2, "kind": "feedback", "response": "Answer: 14"}]
+    bank.record(make_task(), "14", wrong("14"), mode="distractor_echo", history=later)
+    assert bank.get(failure_id)["history"] == later

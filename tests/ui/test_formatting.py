@@ -129,3 +129,16 @@ def test_run_rows():
     run = {"id": 1, "kind": "grpo", "status": "completed", "step": 2, "total": 2,
            "created_at": "2026-11-30T09:00:00.123Z", "error": None}
     assert fmt.run_rows([run]) == [[1, "grpo", "completed", 2, 2, "2026-11-30T09:00:00", ""]]
+
+
+def test_failure_detail_lists_the_banked_episode_turn_by_turn():
+    history = [
+        {"index": 1, "kind": "attempt", "response": "Answer: 14",
+         "verdict": {"is_correct": False, "feedback": "You answered 14, which is the number the task told you to ignore."}},
+        {"index": 2, "kind": "feedback", "response": "Answer: 15", "verdict": {"is_correct": False, "feedback": "Off by one."}},
+    ]
+    detail = fmt.format_failure_detail({"id": 3, "verdict": {}, "tags": [], "history": history})
+    assert "**Episode history:**" in detail
+    assert "1. attempt · ✗ · `Answer: 14` · You answered 14, which is the number the task told you to ignore." in detail
+    assert "2. feedback · ✗ · `Answer: 15` · Off by one." in detail
+    assert "Episode history" not in fmt.format_failure_detail({"id": 4, "verdict": {}, "tags": [], "history": []})

@@ -10,8 +10,7 @@ from functools import lru_cache
 from random import Random
 from typing import Sequence
 
-from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
-                                     digits_range)
+from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, check_operands, digits_range
 
 
 @dataclass(frozen=True)
@@ -179,3 +178,21 @@ def check_distracted_arithmetic(config, forms: Sequence[str], templates: Sequenc
     check_choice("clause_position", config.clause_position, CLAUSE_POSITIONS)
     if config.operands is not None:
         check_operands(config.operands, SHAPES[config.template].arity)
+
+
+# The params of the arithmetic families whose prompt names distractor values.
+DISTRACTED_PARAMS = ("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands")
+
+
+def distracted_choices(forms: Sequence[str]) -> dict[str, tuple]:
+    """The values ``mutate`` may move each param to (templates stay within their level)."""
+    return {"negation_form": tuple(forms), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
+            "clause_position": CLAUSE_POSITIONS}
+
+
+def distracted_metadata(config, operands: Sequence[int], expr: str, distractors: Sequence[int]) -> dict:
+    """Task metadata; ``params`` is the task's shape without its numbers, which a repair variant keeps."""
+    return {"template": config.template, "operands": list(operands), "operator": SHAPES[config.template].expr,
+            "expression": expr, "distractors": list(distractors), "negated": True,
+            "alternatives": list(confusions(expr)),
+            "params": {name: getattr(config, name) for name in DISTRACTED_PARAMS if name != "operands"}}

@@ -10,16 +10,18 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
+    DISTRACTED_PARAMS,
     SHAPES,
     check_distracted_arithmetic,
-    confusions,
+    distracted_choices,
+    distracted_metadata,
     evaluate,
     order_mistakes,
     render,
     sample_operands,
     tempting_pool,
 )
-from alice_app.tasks._common import CLAUSE_POSITIONS, join_numbers, make_task, resolve
+from alice_app.tasks._common import join_numbers, make_task, resolve
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
@@ -65,12 +67,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
     prompt = f"{claim} {question}" if config.clause_position == "start" else f"{question} {claim}"
     hint = ("Parentheses come first, then multiplication, then addition and subtraction from left to "
             f"right; the quoted results come from the wrong order, so ignore them. Here: {shape.words}.")
-    metadata = {"template": config.template, "operands": list(operands), "operator": shape.expr,
-                "expression": expr, "distractors": wrong, "negated": True,
-                "alternatives": list(confusions(expr)),
-                "params": {"template": config.template, "negation_form": config.negation_form,
-                           "distractors": config.distractors, "operand_digits": config.operand_digits,
-                           "clause_position": config.clause_position}}
+    metadata = distracted_metadata(config, operands, expr, wrong)
     return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -88,7 +85,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Apply the usual order of operations despite quoted wrong-order results",
     generate=generate,
-    params=("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands"),
-    choices={"negation_form": tuple(FORMS), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
-             "clause_position": CLAUSE_POSITIONS},
+    params=DISTRACTED_PARAMS,
+    choices=distracted_choices(FORMS),
 ))

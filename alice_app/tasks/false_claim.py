@@ -8,15 +8,17 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
+    DISTRACTED_PARAMS,
     SHAPES,
     check_distracted_arithmetic,
-    confusions,
+    distracted_choices,
+    distracted_metadata,
     evaluate,
     render,
     sample_operands,
     tempting_values,
 )
-from alice_app.tasks._common import CLAUSE_POSITIONS, make_task, resolve
+from alice_app.tasks._common import make_task, resolve
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
@@ -63,12 +65,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
     prompt = f"{claims} {question}" if config.clause_position == "start" else f"{question} {claims}"
     hint = ("The stated results are wrong on purpose: do not copy them or adjust them. "
             f"Evaluate the expression yourself: {shape.words}.")
-    metadata = {"template": config.template, "operands": list(operands), "operator": shape.expr,
-                "expression": expr, "distractors": claimed, "negated": True,
-                "alternatives": list(confusions(expr)),
-                "params": {"template": config.template, "negation_form": config.negation_form,
-                           "distractors": config.distractors, "operand_digits": config.operand_digits,
-                           "clause_position": config.clause_position}}
+    metadata = distracted_metadata(config, operands, expr, claimed)
     return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -86,7 +83,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Ignore confidently stated wrong results and compute the expression",
     generate=generate,
-    params=("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands"),
-    choices={"negation_form": tuple(FORMS), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
-             "clause_position": CLAUSE_POSITIONS},
+    params=DISTRACTED_PARAMS,
+    choices=distracted_choices(FORMS),
 ))

@@ -9,15 +9,17 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
+    DISTRACTED_PARAMS,
     SHAPES,
     check_distracted_arithmetic,
-    confusions,
+    distracted_choices,
+    distracted_metadata,
     evaluate,
     render,
     sample_operands,
     tempting_values,
 )
-from alice_app.tasks._common import CLAUSE_POSITIONS, make_task, resolve
+from alice_app.tasks._common import make_task, resolve
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
@@ -59,18 +61,9 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 else f"What is {text}, given that {clause}?")
     hint = (f"The NOT-clause only names values to rule out; they take no part in the calculation. "
             f"Ignore them and evaluate the expression itself: {shape.words}.")
-    metadata = {"template": config.template, "operands": list(operands), "operator": shape.expr,
-                "expression": expr, "distractors": distractors, "negated": True,
-                "alternatives": list(confusions(expr)), "params": _structure(config)}
+    metadata = distracted_metadata(config, operands, expr, distractors)
     return make_task(NAME, level, seed, params, question=question, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
-
-
-def _structure(config: NegationArithmeticConfig) -> dict:
-    """The params that define the task's shape (not its numbers): what a repair variant keeps."""
-    return {"template": config.template, "negation_form": config.negation_form,
-            "distractors": config.distractors, "operand_digits": config.operand_digits,
-            "clause_position": config.clause_position}
 
 
 LEVEL_TABLE = {
@@ -86,7 +79,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Ignore the values a NOT-clause rules out and compute the expression",
     generate=generate,
-    params=("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands"),
-    choices={"negation_form": tuple(FORMS), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
-             "clause_position": CLAUSE_POSITIONS},
+    params=DISTRACTED_PARAMS,
+    choices=distracted_choices(FORMS),
 ))

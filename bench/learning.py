@@ -39,6 +39,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--curve-n-per-cell", type=int, default=4, help="held-out tasks per cell, during")
     parser.add_argument("--eval-every", type=int, default=25, help="steps between evaluations during training")
     parser.add_argument("--overhead-steps", type=int, default=6, help="steps per side of the step-time comparison")
+    parser.add_argument("--families", nargs="+", default=None,
+                        help="train and evaluate these families only (default: the core families + plain_arithmetic)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
+                        help="a TrainConfig setting shared by both arms, e.g. --set learning_rate=1e-4 (repeatable)")
     parser.add_argument("--out", default=str(ROOT / "assets"), help="where the JSON and PNGs go")
     parser.add_argument("--arm", choices=("alice", "static", "overhead"), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)  # where a child process writes its arm
@@ -48,14 +52,41 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.eval_every, args.overhead_steps = 2, 2
     if min(args.steps, args.eval_n_per_cell, args.curve_n_per_cell, args.eval_every, args.overhead_steps) < 1:
         parser.error("--steps, --eval-n-per-cell, --curve-n-per-cell, --eval-every and --overhead-steps must be >= 1")
+    try:
+        args.settings = shared_settings(args.overrides, args.families)
+    except ValueError as exc:
+        parser.error(str(exc))
     return args
+
+
+def shared_settings(pairs: list[str], families: list[str] | None) -> dict:
+    """``FIELD=VALUE`` pairs (values parsed as JSON where they can be) checked against TrainConfig."""
+    from alice_app.training.config import TrainConfig
+
+    settings: dict = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--set takes FIELD=VALUE, not {pair!r}")
+        try:
+            settings[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            settings[name.strip()] = text
+    if families:
+        settings["families"] = families
+    reserved = sorted(set(settings) & {"feed", "steps", "seed", "eval_n_per_cell", "checkpoint_every"})
+    if reserved:
+        raise ValueError(f"set these with the bench's own flags, not --set: {', '.join(reserved)}")
+    TrainConfig.from_dict(settings)  # unknown names and bad values fail here, before anything loads
+    return settings
 
 
 def child_command(args: argparse.Namespace, arm: str, result: Path) -> list[str]:
     return [sys.executable, __file__, "--arm", arm, "--result", str(result), "--steps", str(args.steps),
             "--seed", str(args.seed), "--eval-n-per-cell", str(args.eval_n_per_cell),
             "--curve-n-per-cell", str(args.curve_n_per_cell), "--eval-every", str(args.eval_every),
-            "--overhead-steps", str(args.overhead_steps)]
+            "--overhead-steps", str(args.overhead_steps)] + [f"--set={pair}" for pair in args.overrides] + (
+            ["--families", *args.families] if args.families else [])
 
 
 def run_children(args: argparse.Namespace, arms: list[str], folder: Path) -> dict[str, dict]:
@@ -77,10 +108,10 @@ def main(argv=None) -> int:
         from alice_app.training.experiment import run_arm, run_overhead
 
         if args.arm == "overhead":
-            result = run_overhead(args.overhead_steps, args.seed)
+            result = run_overhead(args.overhead_steps, args.seed, args.settings)
         else:
             result = run_arm(ARM_FEEDS[args.arm], args.steps, args.seed, args.eval_n_per_cell,
-                             args.curve_n_per_cell, args.eval_every)
+                             args.curve_n_per_cell, args.eval_every, args.settings)
         Path(args.result).write_text(json.dumps(result))
         return 0
     started = time.time()
@@ -148,6 +179,7 @@ def summarize(arms: dict, args: argparse.Namespace) -> dict:
     return {
         "steps_per_arm": args.steps, "seed": args.seed, "eval_n_per_cell": args.eval_n_per_cell,
         "curve_n_per_cell": args.curve_n_per_cell, "eval_every": args.eval_every, "quick": args.quick,
+        "shared_settings": args.settings, "config": arms["alice"]["config"],
         "alice": alice, "static": static, "overhead": arms["overhead"],
         "alice_steps_to_static_final_mean": reach,
         "alice_steps_to_static_final_mean_fraction": None if reach is None else reach / args.steps,

@@ -52,17 +52,19 @@ class CurveRecorder:
             self.points.append({"step": step, "table": table})
 
 
-def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int) -> TrainConfig:
-    return TrainConfig(feed=feed, steps=steps, seed=seed, eval_n_per_cell=eval_n_per_cell,
-                       checkpoint_every=steps + 1).validate()
+def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int,
+               overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """The settings of one arm: ``overrides`` (shared by both arms) on top of TrainConfig's defaults."""
+    return TrainConfig.from_dict({**(overrides or {}), "feed": feed, "steps": steps, "seed": seed,
+                                  "eval_n_per_cell": eval_n_per_cell, "checkpoint_every": steps + 1})
 
 
 def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_cell: int,
-            eval_every: int) -> dict[str, Any]:
+            eval_every: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train one arm (feed = "coevolve" or "static") and return its evaluations and step metrics."""
     with tempfile.TemporaryDirectory(prefix=f"alice-{feed}-") as tmp:
         services = experiment_services(Path(tmp))
-        config = arm_config(feed, steps, seed, eval_n_per_cell)
+        config = arm_config(feed, steps, seed, eval_n_per_cell, overrides)
         model, tokenizer = load_training_model(services.settings, config)
         families = config.training_families()
         before = evaluate_model(model, tokenizer, services.settings, config, families)
@@ -106,14 +108,14 @@ def bare_reward(completions, task, **_):
             for c, t in zip(completions, task)]
 
 
-def run_overhead(steps: int, seed: int) -> dict[str, Any]:
+def run_overhead(steps: int, seed: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """Median step time of ALICE's trainer vs a bare GRPOTrainer, same prompts, seed and settings."""
     from datasets import Dataset
     from trl import GRPOTrainer
 
     with tempfile.TemporaryDirectory(prefix="alice-overhead-") as tmp:
         services = experiment_services(Path(tmp))
-        config = arm_config("static", steps, seed, 0)
+        config = arm_config("static", steps, seed, 0, overrides)
         families = config.training_families()
         rows = [item.to_row() for item in static_items(families, steps * config.prompts_per_step, seed)]
         times = {}

@@ -4,8 +4,10 @@ Three sources, mixed by a seeded ``Random``:
 - **repair**: a banked failure turned into a fresh variant (same template, or contrastive);
 - **zone replay**: a task measured earlier whose pass rate lies inside the discrimination zone
   (a group with mixed outcomes is the only kind that carries a GRPO gradient);
-- **hunt**: a new task at the family's current curriculum level, the family chosen with weight
-  ``discrimination(estimated pass rate)`` so families the model always or never solves fade out.
+- **hunt**: a new task from the frontier: each family's current curriculum level, and (probed at
+  ``LOOKAHEAD_WEIGHT``) the level above it. A cell (family × level) is chosen with weight
+  ``discrimination(estimated pass rate)``, so cells the model always or never solves fade out and
+  a harder level that has come within reach is trained before the curriculum formally moves.
 Every judged group comes back through ``observe``: it updates the task's pass rate, the family's
 estimate, the curriculum window (promotion/demotion), the failure bank and repair progress.
 """
@@ -27,8 +29,9 @@ from alice_app.types import LEVELS, Task
 
 ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
-ESTIMATE_DECAY = 0.5  # weight of the newest group in a family's running pass-rate estimate
-MIN_FAMILY_WEIGHT = 0.1  # families outside the zone are still probed: the core of ALICE is the hard ones
+ESTIMATE_MEMORY = 0.7  # older samples of a cell count this much less after each new group
+MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of ALICE is the hard ones
+LOOKAHEAD_WEIGHT = 0.5  # relative weight of the level above a family's curriculum level
 # Only first attempts at the family's current level speak for its curriculum level: repairs may be
 # at another level, and an episode's final attempt has seen feedback and a hint.
 CURRICULUM_SOURCES = ("hunt", "zone")
@@ -63,7 +66,7 @@ class CoevolvingFeed:
         self.states = curriculum.load(self.families)
         self.rng = Random(seed)
         self.build_messages = build_messages
-        self.estimates: dict[tuple[str, str], float] = {}
+        self.samples: dict[tuple[str, str], tuple[float, float]] = {}  # cell -> (decayed passes, decayed n)
         self.known_tasks: dict[str, Task] = {}
         self.replays: dict[str, int] = {}
         self.drawn: dict[str, int] = {}
@@ -90,15 +93,34 @@ class CoevolvingFeed:
         state = self.states[family]
         return state.pinned or state.level
 
-    def family_weight(self, family: str) -> float:
-        estimate = self.estimates.get((family, self.level_of(family)))
+    def estimate(self, family: str, level: str) -> float | None:
+        """The cell's pass rate, Laplace-smoothed over recent groups; None before its first group."""
+        if (family, level) not in self.samples:
+            return None
+        passes, n = self.samples[(family, level)]
+        return (passes + 1) / (n + 2)
+
+    def frontier(self) -> list[tuple[str, str, float]]:
+        """(family, level, prior) for each family's curriculum level and, unless pinned, the level above."""
+        cells = []
+        for family in self.families:
+            level = self.level_of(family)
+            cells.append((family, level, 1.0))
+            above = LEVELS.index(level) + 1
+            if self.states[family].pinned is None and above < len(LEVELS):
+                cells.append((family, LEVELS[above], LOOKAHEAD_WEIGHT))
+        return cells
+
+    def cell_weight(self, family: str, level: str, prior: float = 1.0) -> float:
+        """``prior × discrimination(estimate)``, never below ``prior × MIN_CELL_WEIGHT``; unmeasured = prior."""
+        estimate = self.estimate(family, level)
         weight = 1.0 if estimate is None else discrimination(estimate)
-        return max(weight, MIN_FAMILY_WEIGHT)
+        return prior * max(weight, MIN_CELL_WEIGHT)
 
     def hunt_item(self) -> FeedItem:
-        weights = [self.family_weight(f) for f in self.families]
-        family = self.rng.choices(self.families, weights=weights)[0]
-        task = generate_task(family, self.level_of(family), self.rng.randrange(TRAIN_SEED_LIMIT))
+        cells = self.frontier()
+        family, level, _ = self.rng.choices(cells, weights=[self.cell_weight(*cell) for cell in cells])[0]
+        task = generate_task(family, level, self.rng.randrange(TRAIN_SEED_LIMIT))
         return self._item(task, "hunt")
 
     def zone_item(self) -> FeedItem | None:
@@ -137,7 +159,7 @@ class CoevolvingFeed:
     def _observe_group(self, result: GroupResult) -> None:
         task = result.task
         self.curriculum.record_pass_rate(task.id, task.family, task.level, result.passes, len(result.verdicts))
-        self._update_estimate(task, result.pass_rate)
+        self._update_estimate(task, result.passes, len(result.verdicts))
         for response, verdict in zip(result.responses, result.verdicts):
             self.bank.record_attempt(task, verdict.is_correct)
             if not verdict.is_correct:
@@ -148,10 +170,11 @@ class CoevolvingFeed:
         if speaks_for_level and result.source in CURRICULUM_SOURCES:
             self._update_curriculum(task.family, [v.is_correct for v in result.verdicts])
 
-    def _update_estimate(self, task: Task, pass_rate: float) -> None:
-        key = (task.family, task.level)
-        old = self.estimates.get(key)
-        self.estimates[key] = pass_rate if old is None else (1 - ESTIMATE_DECAY) * old + ESTIMATE_DECAY * pass_rate
+    def _update_estimate(self, task: Task, passes: int, n: int) -> None:
+        # The policy changes as it trains: older groups fade (ESTIMATE_MEMORY per new group).
+        old_passes, old_n = self.samples.get((task.family, task.level), (0.0, 0.0))
+        self.samples[(task.family, task.level)] = (ESTIMATE_MEMORY * old_passes + passes,
+                                                   ESTIMATE_MEMORY * old_n + n)
 
     def _update_curriculum(self, family: str, outcomes: list[bool]) -> None:
         state = self.states[family]
@@ -162,7 +185,8 @@ class CoevolvingFeed:
 
     def in_zone_share(self) -> float | None:
         """Share of the families whose current-level estimate lies in the zone (for the UI/bench)."""
-        known = [self.estimates[k] for k in ((f, self.level_of(f)) for f in self.families) if k in self.estimates]
+        estimates = (self.estimate(f, self.level_of(f)) for f in self.families)
+        known = [p for p in estimates if p is not None]
         return sum(in_zone(p, self.config.zone) for p in known) / len(known) if known else None
 
 

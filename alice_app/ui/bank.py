@@ -3,7 +3,9 @@ repair marks, exports and deletion (with confirmation and, when configured, the 
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
+import time
 from functools import partial
 from pathlib import Path
 
@@ -107,12 +109,30 @@ def delete(services, ids_text, open_id, confirmed, password):
     return f"Deleted {services.bank.delete(ids)} failure(s)."
 
 
+EXPORTS_KEPT_SECONDS = 24 * 3600
+
+
+def export_path(filename: str, now: float | None = None) -> Path:
+    """A fresh file for one download, in a private folder under the temp dir's ``alice-exports``;
+    exports older than a day are removed on the way, so downloads do not pile up in /tmp."""
+    root = Path(tempfile.gettempdir()) / "alice-exports"
+    root.mkdir(exist_ok=True)
+    cutoff = (time.time() if now is None else now) - EXPORTS_KEPT_SECONDS
+    for old in root.iterdir():
+        try:
+            if old.stat().st_mtime < cutoff:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue  # another session removed it first
+    return Path(tempfile.mkdtemp(dir=root)) / filename
+
+
 def export_jsonl(services, family, level, mode, tag, repaired, since, until, text):
     try:
         filters = query_filters(family, level, mode, tag, repaired, since, until, text)
     except ValueError as exc:
         return None, f"⚠ {exc}"
-    path = Path(tempfile.mkdtemp(prefix="alice-export-")) / "failures.jsonl"
+    path = export_path("failures.jsonl")
     count = 0
     with path.open("w", encoding="utf-8") as out:
         for row in services.bank.iter_rows(**filters):
@@ -125,7 +145,7 @@ def export_dpo(services):
     exporter = dpo_exporter()
     if exporter is None:
         return None, "DPO export is not available in this build (alice_app.training.dpo is missing)."
-    path = Path(tempfile.mkdtemp(prefix="alice-dpo-")) / "dpo_pairs.jsonl"
+    path = export_path("dpo_pairs.jsonl")
     try:  # chosen = the task's exact answer in the answer format, checked by the verifier
         count = exporter(services.bank, services.verifier, path)
     except Exception as exc:  # report the exporter's own message instead of a blank failure

@@ -2,7 +2,7 @@
 import pytest
 
 from alice_app.curriculum import CurriculumConfig, FamilyState
-from alice_app.training.feed import MIN_FAMILY_WEIGHT, CoevolvingFeed, static_items
+from alice_app.training.feed import LOOKAHEAD_WEIGHT, MIN_CELL_WEIGHT, CoevolvingFeed, static_items
 from alice_app.training.rewards import GroupResult
 from alice_app.types import LEVELS
 
@@ -14,6 +14,13 @@ def _feed(services, repair_mix=0.0, seed=0, families=FAMILIES):
     return CoevolvingFeed(families, services.curriculum, services.bank, seed=seed)
 
 
+def _hunted(feed, family="negation_arithmetic", level="easy", seed=7):
+    """A hunt item at a chosen cell (the hunt itself may probe the level above)."""
+    from alice_app.tasks.registry import generate_task
+
+    return feed._item(generate_task(family, level, seed), "hunt")
+
+
 def _group(services, item, correct: list[bool]):
     task = item.task
     responses = [f"Answer: {task.answer}" if ok else "Answer: 999999" for ok in correct]
@@ -22,13 +29,15 @@ def _group(services, item, correct: list[bool]):
                        verdicts=verdicts)
 
 
-def test_draws_live_hunt_tasks_at_the_curriculum_level(services):
+def test_draws_live_hunt_tasks_at_the_curriculum_level_and_probes_the_next(services):
     services.curriculum.save(FamilyState("plain_arithmetic", level="hard"))
     feed = _feed(services)
-    items = [feed.draw() for _ in range(20)]
+    items = [feed.draw() for _ in range(40)]
     assert {i.source for i in items} == {"hunt"}
     assert {i.task.level for i in items if i.task.family == "plain_arithmetic"} == {"hard"}
-    assert {i.task.level for i in items if i.task.family == "negation_arithmetic"} == {"easy"}
+    negation = [i.task.level for i in items if i.task.family == "negation_arithmetic"]
+    assert set(negation) == {"easy", "medium"}  # the level above is probed, at a lower weight
+    assert negation.count("easy") > negation.count("medium")
     row = items[0].to_row()
     assert set(row) == {"prompt", "task", "source", "failure_id", "turn_index", "previous_answers"}
     assert row["prompt"][0]["role"] == "system" and row["prompt"][-1]["content"] == items[0].task.prompt
@@ -49,23 +58,49 @@ def test_the_same_seed_draws_the_same_prompts(services, tmp_path):
 
 def test_observing_a_group_feeds_pass_rate_bank_and_curriculum(services):
     feed = _feed(services)
-    item = feed.hunt_item()
+    item = _hunted(feed)
     feed.observe([_group(services, item, [True, False, False, True])])
     assert services.curriculum.pass_rate(item.task.id) == 0.5
     assert services.bank.query(family=item.task.family).total == 1  # the two identical wrong answers: one row
     assert services.bank.query().rows[0]["times_seen"] == 2
     state = services.curriculum.load([item.task.family])[item.task.family]
     assert state.outcomes == (True, False, False, True)
-    assert feed.estimates[(item.task.family, "easy")] == 0.5
+    assert feed.estimate(item.task.family, "easy") == 0.5  # (2 + 1) / (4 + 2)
 
 
 def test_solved_families_are_promoted_and_fade_from_the_hunt(services):
     feed = _feed(services, families=["plain_arithmetic"])
-    feed.observe([_group(services, feed.hunt_item(), [True] * 4)])
+    feed.observe([_group(services, _hunted(feed, "plain_arithmetic"), [True] * 4)])
     assert feed.level_of("plain_arithmetic") == "medium"  # 4/4 correct at easy (min_samples 4): promoted
-    assert feed.hunt_item().task.level == "medium"
-    feed.estimates[("plain_arithmetic", "medium")] = 1.0
-    assert feed.family_weight("plain_arithmetic") == MIN_FAMILY_WEIGHT
+    assert {feed.hunt_item().task.level for _ in range(10)} == {"medium", "hard"}
+    for _ in range(5):
+        feed.observe([_group(services, _hunted(feed, "plain_arithmetic", "medium"), [True] * 4)])
+    medium = feed.estimate("plain_arithmetic", "medium")
+    assert medium is not None and medium > 0.9
+    assert feed.cell_weight("plain_arithmetic", "medium") < 0.4  # a solved cell fades ...
+    assert feed.cell_weight("plain_arithmetic", "medium") >= MIN_CELL_WEIGHT  # ... but is still probed
+
+
+def test_pass_rate_estimates_are_smoothed_and_forget_old_groups(services):
+    feed = _feed(services, families=["negation_arithmetic"])
+    item = feed.hunt_item()
+    assert feed.estimate(item.task.family, item.task.level) is None
+    assert feed.cell_weight(item.task.family, item.task.level) == 1.0  # unmeasured: worth measuring
+    feed.observe([_group(services, item, [False] * 4)])
+    after_failures = feed.estimate(item.task.family, item.task.level)
+    assert 0 < after_failures < 0.25  # one failed group does not declare a cell hopeless
+    for _ in range(4):
+        feed.observe([_group(services, item, [True] * 4)])
+    assert feed.estimate(item.task.family, item.task.level) > 0.75  # the policy changed: recent groups win
+
+
+def test_pinned_families_are_not_probed_above_their_level(services):
+    services.curriculum.save(FamilyState("negation_arithmetic", level="easy", pinned="easy"))
+    feed = _feed(services, families=["negation_arithmetic"])
+    assert feed.frontier() == [("negation_arithmetic", "easy", 1.0)]
+    services.curriculum.save(FamilyState("negation_arithmetic", level="easy"))
+    feed = _feed(services, families=["negation_arithmetic"])
+    assert feed.frontier() == [("negation_arithmetic", "easy", 1.0), ("negation_arithmetic", "medium", LOOKAHEAD_WEIGHT)]
 
 
 def test_tasks_measured_inside_the_zone_are_replayed(services):

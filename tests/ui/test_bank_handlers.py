@@ -100,3 +100,17 @@ def test_export_dpo_uses_training_or_says_it_is_missing(services, add_failures):
     else:
         lines = [json.loads(line) for line in open(path, encoding="utf-8")]
         assert lines and {"prompt", "chosen", "rejected"} <= set(lines[0])
+
+
+def test_exports_get_private_folders_and_old_ones_are_removed():
+    import os
+    import time
+
+    first = bank.export_path("failures.jsonl")
+    first.write_text("{}\n")
+    second = bank.export_path("failures.jsonl")
+    assert first.parent != second.parent and first.parent.parent == second.parent.parent
+    day_old = time.time() - bank.EXPORTS_KEPT_SECONDS - 60
+    os.utime(first.parent, (day_old, day_old))
+    bank.export_path("dpo_pairs.jsonl")
+    assert not first.parent.exists() and second.parent.exists()

@@ -124,8 +124,10 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "learning_results.json").write_text(json.dumps(summary, indent=2))
     write_plots(summary, out)
+    (out / "learning_table.md").write_text(markdown_table(summary))
     print_table(summary)
-    print(f"\nraw numbers: {out / 'learning_results.json'}; plots: {out}/learning_*.png")
+    print(f"\nraw numbers: {out / 'learning_results.json'}; README table: {out / 'learning_table.md'}; "
+          f"plots: {out}/learning_*.png")
     return 0
 
 
@@ -219,6 +221,37 @@ def print_table(summary: dict) -> None:
     print(f"step-time ratio (ALICE trainer / bare TRL GRPO, same prompts): {fmt(over['ratio'], '.3f')} "
           f"(median {over['median_alice']:.2f}s vs {over['median_bare']:.2f}s, "
           f"+{over['feed_draw_seconds'] * 1000:.1f} ms per live feed draw)")
+
+
+def markdown_table(summary: dict) -> str:
+    """The README's table: per-family before/after for both arms, then the headline figures."""
+    alice, static, steps = summary["alice"], summary["static"], summary["steps_per_arm"]
+    levels = lambda table, family: " / ".join(f"{v:.2f}" for v in table[family].values())  # noqa: E731
+    lines = [f"| held-out accuracy (easy / medium / hard) | before | ALICE feed, {steps} steps | "
+             f"static feed, {steps} steps |", "|---|---|---|---|"]
+    for family in alice["before"]:
+        lines.append(f"| {family} | {levels(alice['before'], family)} | {levels(alice['after'], family)} | "
+                     f"{levels(static['after'], family)} |")
+    over = summary["overhead"]
+    rows = [
+        ("core-family mean", fmt(alice["core_mean_before"], ".3f"), fmt(alice["core_mean_after"], ".3f"),
+         fmt(static["core_mean_after"], ".3f")),
+        ("all-family mean", fmt(alice["mean_before"], ".3f"), fmt(alice["mean_after"], ".3f"),
+         fmt(static["mean_after"], ".3f")),
+        ("steps to 50 % on negation_arithmetic (mean of levels)", "–", fmt(alice["steps_to_50pct_negation"], "d"),
+         fmt(static["steps_to_50pct_negation"], "d")),
+        ("steps for ALICE to reach the static arm's final mean", "–",
+         f"{fmt(summary['alice_steps_to_static_final_mean'], 'd')} "
+         f"({fmt(summary['alice_steps_to_static_final_mean_fraction'])} of the budget)", "–"),
+        ("mean `frac_reward_zero_std`", "–", fmt(alice["mean_frac_reward_zero_std"], ".3f"),
+         f"{fmt(static['mean_frac_reward_zero_std'], '.3f')} (ratio {fmt(summary['zero_std_ratio'])})"),
+        ("training time (s) / mean step (s)", "–",
+         f"{alice['train_seconds']:.0f} / {fmt(alice['mean_step_seconds'])}",
+         f"{static['train_seconds']:.0f} / {fmt(static['mean_step_seconds'])}"),
+        ("step time vs a bare TRL GRPO loop, same prompts", "–", f"{fmt(over['ratio'], '.2f')}×", "–"),
+    ]
+    lines += [f"| {label} | {before} | {a} | {b} |" for label, before, a, b in rows]
+    return "\n".join(lines) + "\n"
 
 
 def write_plots(summary: dict, out: Path) -> None:

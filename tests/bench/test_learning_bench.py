@@ -49,6 +49,9 @@ def test_summary_measures_steps_to_targets_and_the_zero_std_ratio(bench):
     assert summary["alice_steps_to_static_final_mean"] == 4  # ALICE passed 0.4 at step 4 of 10
     assert summary["alice_steps_to_static_final_mean_fraction"] == 0.4
     assert summary["zero_std_ratio"] == pytest.approx(0.2 / 0.5)
+    table = bench.markdown_table(summary)
+    assert "| negation_arithmetic | 0.00 / 0.00 / 0.00 | 0.70 / 0.70 / 0.70 | 0.40 / 0.40 / 0.40 |" in table
+    assert "| steps for ALICE to reach the static arm's final mean | – | 4 (0.40 of the budget) | – |" in table
 
 
 def test_a_static_arm_that_never_improved_is_not_reached_at_step_0(bench):
@@ -70,4 +73,5 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
     assert summary["overhead"]["ratio"] > 0
     assert {p.name for p in tmp_path.glob("learning_*.png")} == {
         "learning_curves.png", "learning_zero_std.png", "learning_before_after.png"}
+    assert "| negation_arithmetic |" in (tmp_path / "learning_table.md").read_text()
     assert "step-time ratio" in completed.stdout

@@ -1,7 +1,9 @@
 """The co-evolving prompt feed: each GRPO prompt is drawn live, from what the model needs now.
 
 Three sources, mixed by a seeded ``Random``:
-- **repair**: a banked failure turned into a fresh variant (same template, or contrastive);
+- **repair**: a banked failure turned into a fresh variant (same template, or contrastive), kept
+  with probability ``discrimination`` of its cell, so failures of a cell the policy has since
+  mastered stop filling the batch with groups that are all correct;
 - **zone replay**: a task measured earlier whose pass rate lies inside the discrimination zone
   (a group with mixed outcomes is the only kind that carries a GRPO gradient);
 - **hunt**: a new task from the frontier: each family's current curriculum level, and (probed at
@@ -140,6 +142,8 @@ class CoevolvingFeed:
         if not rows:
             return None
         row = pick_failures(rows, 1, self.rng)[0]
+        if self.rng.random() >= self.cell_weight(row["family"], row["level"]):
+            return None  # the policy now solves (or still never solves) this cell: a hunt teaches more
         original = Task.from_dict(row["task"])
         seed = self.rng.randrange(TRAIN_SEED_LIMIT)
         if self.rng.random() < 0.5 and row.get("extracted"):

@@ -120,13 +120,28 @@ def test_banked_failures_become_repair_tasks_until_repaired(services):
     hunted = feed.hunt_item()
     feed.observe([_group(services, hunted, [False, False])])
     failure = services.bank.query().rows[0]
-    for _ in range(3):
+    repairs = 0
+    for _ in range(40):  # as the cell gets solved, some repair draws give way to hunts
         item = feed.draw()
-        assert item.source == "repair" and item.failure_id == failure["id"]
-        assert item.task.id != hunted.task.id and item.task.family == hunted.task.family
-        feed.observe([_group(services, item, [True, True])])
-    assert services.bank.get(failure["id"])["repaired"]
-    assert feed.draw().source == "hunt"  # nothing left to repair
+        if item.source == "repair":
+            assert item.failure_id == failure["id"]
+            assert item.task.id != hunted.task.id and item.task.family == hunted.task.family
+            feed.observe([_group(services, item, [True, True])])
+            repairs += 1
+        if repairs == 3:
+            break
+    assert repairs == 3 and services.bank.get(failure["id"])["repaired"]
+    assert {feed.draw().source for _ in range(10)} == {"hunt"}  # nothing left to repair
+
+
+def test_failures_of_a_mastered_cell_are_repaired_less_often(services):
+    feed = _feed(services, repair_mix=1.0, families=["plain_arithmetic"])
+    feed.observe([_group(services, _hunted(feed, "plain_arithmetic"), [False] * 4)])
+    kept_while_failing = sum(feed.repair_item() is not None for _ in range(200))  # p ≈ 1/6: kept ~55 %
+    for _ in range(12):  # since then the policy has solved every group of that cell
+        feed.observe([_group(services, _hunted(feed, "plain_arithmetic", seed=8), [True] * 4)])
+    kept_once_mastered = sum(feed.repair_item() is not None for _ in range(200))  # p ≈ 0.93: ~25 %
+    assert 0 < kept_once_mastered < 80 < kept_while_failing
 
 
 def test_static_items_cover_every_family_and_level_uniformly():

@@ -43,13 +43,16 @@ class CurveRecorder:
         self.tokenizer, self.settings, self.config, self.families = tokenizer, settings, config, families
         self.every, self.n_per_cell = every, n_per_cell
         self.points: list[dict[str, Any]] = []
+        self.seconds = 0.0  # spent evaluating, to be taken out of the training time
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         step = state.global_step
         if step % self.every == 0 and step < state.max_steps:
+            started = time.perf_counter()
             table = evaluate_model(model, self.tokenizer, self.settings, self.config, self.families,
                                    n_per_cell=self.n_per_cell)
             self.points.append({"step": step, "table": table})
+            self.seconds += time.perf_counter() - started
 
 
 def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int,
@@ -74,12 +77,12 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         trainer.add_callback(as_trainer_callback(curve))
         started = time.perf_counter()
         trainer.train()
-        train_seconds = time.perf_counter() - started
+        train_seconds = time.perf_counter() - started - curve.seconds
         after = evaluate_model(trainer.model, tokenizer, services.settings, config, families)
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
                   "curve": curve.points, "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
-                  "final_levels": levels, "banked_failures": services.bank.query(page_size=1).total}
+                  "curve_eval_seconds": curve.seconds, "final_levels": levels, "banked_failures": services.bank.query(page_size=1).total}
         services.close()
     return result
 

@@ -10,7 +10,7 @@ Three sources, mixed by a seeded ``Random``:
   ``LOOKAHEAD_WEIGHT``) the level above it. A cell (family × level) is chosen with weight
   ``discrimination(estimated pass rate)``, so cells the model always or never solves fade out and
   a harder level that has come within reach is trained before the curriculum formally moves.
-Every judged group comes back through ``observe``: it updates the task's pass rate, the family's
+Every judged group comes back through ``observe``: it updates the task's pass rate, the cell's
 estimate, the curriculum window (promotion/demotion), the failure bank and repair progress.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Learning benchmark: ALICE's co-evolving feed vs a uniform static dataset, same seed, same steps.
 
     python bench/learning.py --quick                 # a few steps, to check the pipeline (minutes)
-    python bench/learning.py --steps 150             # the full comparison (see docs/training.md)
+    python bench/learning.py                         # the README's comparison (about 50 min on 2 cores)
 
 Both arms start from the embedded SmolLM2 with a fresh LoRA adapter and a fresh database, train
 for the same number of GRPO steps with the same settings and seed, and are evaluated on the same
@@ -33,12 +33,12 @@ ARM_FEEDS = {"alice": "coevolve", "static": "static"}
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny run: 4 steps, 2 held-out tasks per cell")
-    parser.add_argument("--steps", type=int, default=150, help="GRPO steps per arm")
+    parser.add_argument("--steps", type=int, default=100, help="GRPO steps per arm")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-n-per-cell", type=int, default=10, help="held-out tasks per cell, before/after")
-    parser.add_argument("--curve-n-per-cell", type=int, default=4, help="held-out tasks per cell, during")
-    parser.add_argument("--eval-every", type=int, default=25, help="steps between evaluations during training")
-    parser.add_argument("--overhead-steps", type=int, default=6, help="steps per side of the step-time comparison")
+    parser.add_argument("--eval-n-per-cell", type=int, default=8, help="held-out tasks per cell, before/after")
+    parser.add_argument("--curve-n-per-cell", type=int, default=3, help="held-out tasks per cell, during")
+    parser.add_argument("--eval-every", type=int, default=20, help="steps between evaluations during training")
+    parser.add_argument("--overhead-steps", type=int, default=4, help="steps per side of the step-time comparison")
     parser.add_argument("--families", nargs="+", default=None,
                         help="train and evaluate these families only (default: the core families + plain_arithmetic)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",

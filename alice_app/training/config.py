@@ -30,7 +30,7 @@ class TrainConfig:
     num_generations: int = field(default=4, metadata=_help("completions per prompt (the GRPO group size k)"))
     prompts_per_step: int = field(default=2, metadata=_help("distinct prompts per step; batch = prompts × k"))
     max_completion_length: int = field(default=48, metadata=_help("tokens generated per completion"))
-    learning_rate: float = field(default=3e-4, metadata=_help("AdamW learning rate of the LoRA weights"))
+    learning_rate: float = field(default=1e-4, metadata=_help("AdamW learning rate of the LoRA weights"))
     beta: float = field(default=0.0, metadata=_help("GRPO KL penalty; 0 skips the reference model"))
     dpo_beta: float = field(default=0.1, metadata=_help("DPO temperature: how far the policy may move from "
                                                         "the reference"))

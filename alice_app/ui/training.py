@@ -32,7 +32,7 @@ def form_defaults() -> dict:
     try:
         from alice_app.training.config import TrainConfig
     except ImportError:
-        return {"mode": "grpo", "feed": "coevolve", "steps": 20, "learning_rate": 3e-4, "num_generations": 4,
+        return {"mode": "grpo", "feed": "coevolve", "steps": 20, "learning_rate": 1e-4, "num_generations": 4,
                 "beta": 0.0, "temperature": 1.0, "max_completion_length": 48, "lora_rank": 16,
                 "eval_n_per_cell": 8}
     return dataclasses.asdict(TrainConfig())

@@ -24,17 +24,21 @@ DEFAULTS = TrainConfig()  # the flags default to the dataclass, so the two never
 def register(subparsers) -> None:
     train = subparsers.add_parser("train", help="train the policy (GRPO with LoRA, episode mode, or DPO)")
     train.add_argument("--steps", type=int, default=DEFAULTS.steps, help="optimizer steps")
-    train.add_argument("--mode", choices=MODES, default="grpo", help="grpo | episode | dpo")
-    train.add_argument("--feed", choices=FEEDS, default="coevolve", help="coevolve (live) or static baseline")
+    train.add_argument("--mode", choices=MODES, default=DEFAULTS.mode, help="grpo | episode | dpo")
+    train.add_argument("--feed", choices=FEEDS, default=DEFAULTS.feed, help="coevolve (live) or static baseline")
     train.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
     train.add_argument("--out", help="folder for checkpoints and adapters (default: <data>/runs)")
     train.add_argument("--families", nargs="+", default=(), help="default: core families + plain_arithmetic")
     train.add_argument("--seed", type=int, default=DEFAULTS.seed, help="seeds the feed, sampling and LoRA init")
-    train.add_argument("--num-generations", type=int, default=DEFAULTS.num_generations, help="completions per prompt (group size)")
-    train.add_argument("--max-completion-length", type=int, default=DEFAULTS.max_completion_length, help="tokens per completion")
+    train.add_argument("--num-generations", type=int, default=DEFAULTS.num_generations,
+                       help="completions per prompt (group size)")
+    train.add_argument("--max-completion-length", type=int, default=DEFAULTS.max_completion_length,
+                       help="tokens per completion")
     train.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate, help="LoRA learning rate")
-    train.add_argument("--checkpoint-every", type=int, default=DEFAULTS.checkpoint_every, help="steps between checkpoints")
-    train.add_argument("--eval-n-per-cell", type=int, default=DEFAULTS.eval_n_per_cell, help="held-out tasks per cell; 0 skips eval")
+    train.add_argument("--checkpoint-every", type=int, default=DEFAULTS.checkpoint_every,
+                       help="steps between checkpoints")
+    train.add_argument("--eval-n-per-cell", type=int, default=DEFAULTS.eval_n_per_cell,
+                       help="held-out tasks per cell; 0 skips eval")
     train.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped or failed run")
     train.set_defaults(func=run_train_command)
 

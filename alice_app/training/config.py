@@ -41,9 +41,9 @@ class TrainConfig:
                                                                                       "LoRA adapters"))
     qlora: bool = field(default=True, metadata=_help("on CUDA, load the base model in 4-bit NF4 (QLoRA); "
                                                      "ignored on CPU, which trains fp32 + LoRA"))
-    activation_checkpointing: bool = field(default=False, metadata=_help("recompute activations in the backward pass: "
-                                                                      "less memory, ~30% slower steps; only worth it "
-                                                                      "for models far larger than the embedded one"))
+    activation_checkpointing: bool = field(default=False, metadata=_help(
+        "recompute activations in the backward pass: less memory, ~30% slower steps; only worth it for models "
+        "far larger than the embedded one"))
     checkpoint_every: int = field(default=10, metadata=_help("save a resumable checkpoint every N steps"))
     seed: int = field(default=0, metadata=_help("seed of the feed, sampling and LoRA initialisation"))
     families: tuple[str, ...] = field(default=(), metadata=_help("families to train on; empty = the core "
@@ -108,15 +108,10 @@ class TrainConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         _check(not unknown, f"unknown training settings: {', '.join(unknown)}")
-        values = dict(data)
-        for name in ("lora_targets", "families"):
-            if name in values:
-                _check(isinstance(values[name], (list, tuple)) and all(isinstance(v, str) for v in values[name]),
-                       f"{name} must be a list of names, not {values[name]!r}")
-                values[name] = tuple(values[name])
         defaults = cls()
-        for name, value in values.items():
+        for name, value in data.items():
             _check_type(name, value, getattr(defaults, name))
+        values = {name: tuple(value) if isinstance(value, list) else value for name, value in data.items()}
         return cls(**values).validate()
 
     def to_grpo_config(self, output_dir: str) -> Any:
@@ -164,16 +159,19 @@ def _cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
+_KINDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string", tuple: "a list of names"}
+
+
 def _check_type(name: str, value: Any, default: Any) -> None:
-    """A value of the default's type (an int will do for a float; a bool is not a number here)."""
+    """A value of the default's type: an int will do for a float, a list of strings for a tuple,
+    and a bool is never a number here."""
     expected = type(default)
     if expected is tuple:
-        return
-    ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
-    if expected is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    kinds = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
-    _check(ok, f"{name} must be {kinds.get(expected, expected.__name__)}, not {value!r}")
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+    else:
+        accepted = (int, float) if expected is float else expected
+        ok = isinstance(value, accepted) and (expected is bool or not isinstance(value, bool))
+    _check(ok, f"{name} must be {_KINDS.get(expected, expected.__name__)}, not {value!r}")
 
 
 def _check(condition: bool, message: str) -> None:

@@ -82,7 +82,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
                   "curve": curve.points, "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
-                  "curve_eval_seconds": curve.seconds, "final_levels": levels, "banked_failures": services.bank.query(page_size=1).total}
+                  "curve_eval_seconds": curve.seconds, "final_levels": levels,
+                  "banked_failures": services.bank.query(page_size=1).total}
         services.close()
     return result
 

@@ -112,12 +112,12 @@ def delete(services, ids_text, open_id, confirmed, password):
 EXPORTS_KEPT_SECONDS = 24 * 3600
 
 
-def export_path(filename: str, now: float | None = None) -> Path:
+def export_path(filename: str) -> Path:
     """A fresh file for one download, in a private folder under the temp dir's ``alice-exports``;
     exports older than a day are removed on the way, so downloads do not pile up in /tmp."""
     root = Path(tempfile.gettempdir()) / "alice-exports"
     root.mkdir(exist_ok=True)
-    cutoff = (time.time() if now is None else now) - EXPORTS_KEPT_SECONDS
+    cutoff = time.time() - EXPORTS_KEPT_SECONDS
     for old in root.iterdir():
         try:
             if old.stat().st_mtime < cutoff:

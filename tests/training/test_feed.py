@@ -100,7 +100,8 @@ def test_pinned_families_are_not_probed_above_their_level(services):
     assert feed.frontier() == [("negation_arithmetic", "easy", 1.0)]
     services.curriculum.save(FamilyState("negation_arithmetic", level="easy"))
     feed = _feed(services, families=["negation_arithmetic"])
-    assert feed.frontier() == [("negation_arithmetic", "easy", 1.0), ("negation_arithmetic", "medium", LOOKAHEAD_WEIGHT)]
+    assert feed.frontier() == [("negation_arithmetic", "easy", 1.0),
+                               ("negation_arithmetic", "medium", LOOKAHEAD_WEIGHT)]
 
 
 def test_tasks_measured_inside_the_zone_are_replayed(services):

@@ -10,6 +10,19 @@ from typing import Any, Mapping
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 
+# Seeds are stored in SQLite INTEGER columns (signed 64-bit), so every entry point (UI, CLI,
+# server, store) accepts exactly 0..MAX_SEED and says so with one message: ``check_seed``.
+MAX_SEED: int = 2**63 - 1
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int in 0..MAX_SEED, or ValueError with a message a user can act on."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED} (2^63 - 1), not {seed}")
+    return seed
+
 # The five turns of an episode, in order. A turn is one attempt by the policy; what differs is
 # what the policy is shown before it answers.
 TURN_KINDS: tuple[str, ...] = ("attempt", "feedback", "reflection", "hint", "final")

@@ -132,7 +132,7 @@ def test_bad_reset_options_are_refused(stores):
     env = make_env(stores)
     with pytest.raises(ValueError, match="mode must be one of"):
         env.reset(mode="explore")
-    with pytest.raises(ValueError, match="seed must be an integer"):
+    with pytest.raises(ValueError, match="seed must be a whole number"):
         env.reset(seed="7")
     with pytest.raises(ValueError, match="unknown task family"):
         env.reset(family="nope")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from alice_app.types import LEVELS, Task
+from alice_app.types import LEVELS, Task, check_seed
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,7 @@ def generate_task(family: str, level: str, seed: int, **params: Any) -> Task:
     spec = get_family(family)
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of: {', '.join(LEVELS)}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an integer, not {seed!r}")
+    check_seed(seed)
     unknown = sorted(set(params) - set(spec.params))
     if unknown:
         allowed = ", ".join(spec.params) or "none"

@@ -38,7 +38,7 @@ def test_unknown_param_lists_the_accepted_params():
 
 @pytest.mark.parametrize("seed", ["1", 1.5, True, None])
 def test_non_integer_seed_is_rejected(seed):
-    with pytest.raises(ValueError, match="seed must be an integer"):
+    with pytest.raises(ValueError, match="seed must be a whole number"):
         generate_task("negation_arithmetic", "easy", seed)
 
 

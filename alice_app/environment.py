@@ -18,7 +18,7 @@ from alice_app.episode import Episode, advance, new_episode
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import family_names, generate_task
 from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
-from alice_app.types import LEVELS, Task
+from alice_app.types import LEVELS, Task, check_seed
 
 MODES = ("auto", "hunt", "repair")
 MAX_ACTION_BYTES = 64 * 1024
@@ -75,8 +75,8 @@ class AliceEnvironment:
         ``reset(seed=7, family=F, level=L)`` plays task ``F/L/7``; otherwise it seeds the choice."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ValueError(f"seed must be an integer, not {seed!r}")
+        if seed is not None:
+            check_seed(seed)
         if level is not None and level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
         if family is not None and family not in self._families:

@@ -1,0 +1,49 @@
+"""Shortcut metrics: does a wrong answer come from the prompt, or contradict the reply's own sum?
+
+Two pure functions over (prompt, reply, extracted answer), used by ``evaluation`` and the
+learning bench:
+
+* ``echoes_prompt_number``: a wrong final answer that is some other number written in the prompt
+  (a distractor, an operand, a claimed result): the model copied instead of computing.
+* ``contradicts_own_result``: the reply computes something ("6 + 6 = 12") and then states a final
+  answer that differs from its last computed result ("The answer is 6").
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_NUMBER_RE = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d.])")
+# "<number or bracket> <operator> ... = <number>": a computation the reply carried out.
+_COMPUTED_RE = re.compile(r"[\d)]\s*(?:[-+×*x÷/·]|\\times)\s*[\d(][^=\n]{0,60}?=\s*(-?\d+(?:\.\d+)?)")
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return Fraction(a) == Fraction(b)
+    except (ValueError, ZeroDivisionError):
+        return a.strip() == b.strip()
+
+
+def prompt_numbers(prompt: str) -> list[str]:
+    """Every number written in digits in ``prompt``, in order, without repeats."""
+    return list(dict.fromkeys(_NUMBER_RE.findall(prompt)))
+
+
+def echoes_prompt_number(prompt: str, extracted: str | None, answer: str) -> bool:
+    """True when a wrong ``extracted`` answer is another number that appears in the prompt."""
+    if extracted is None or _same(extracted, answer):
+        return False
+    return any(_same(extracted, number) for number in prompt_numbers(prompt))
+
+
+def last_computed(reply: str) -> str | None:
+    """The result of the last "a op b = c" the reply wrote, or None when it computed nothing."""
+    found = _COMPUTED_RE.findall(reply or "")
+    return found[-1] if found else None
+
+
+def contradicts_own_result(reply: str, extracted: str | None) -> bool:
+    """True when the final answer differs from the reply's own last computed result."""
+    computed = last_computed(reply)
+    return extracted is not None and computed is not None and not _same(extracted, computed)

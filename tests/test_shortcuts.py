@@ -1,0 +1,23 @@
+from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number, last_computed, prompt_numbers
+
+
+def test_prompt_numbers_in_order_without_repeats():
+    assert prompt_numbers("If the result is NOT 14 and NOT 14, what is 3 + 4.5?") == ["14", "3", "4.5"]
+
+
+def test_echo_only_counts_wrong_answers_taken_from_the_prompt():
+    prompt = "Someone insists the total is 12. They are wrong. Add 3 and 7."
+    assert echoes_prompt_number(prompt, "12", "10")
+    assert echoes_prompt_number(prompt, "3", "10")
+    assert not echoes_prompt_number(prompt, "10", "10")  # right
+    assert not echoes_prompt_number(prompt, "19", "10")  # wrong, but computed
+    assert not echoes_prompt_number(prompt, None, "10")
+
+
+def test_contradiction_between_own_sum_and_final_answer():
+    assert last_computed("6 + 6 = 12 The answer is 6") == "12"
+    assert contradicts_own_result("6 + 6 = 12 The answer is 6", "6")
+    assert not contradicts_own_result("6 + 6 = 12\nAnswer: 12", "12")
+    assert not contradicts_own_result("The answer is 6", "6")  # nothing computed: no contradiction
+    assert last_computed("First 2 × 3 = 6, then 6 + 1 = 7.") == "7"
+    assert not contradicts_own_result("12 + 7 = 19. Answer: 19", "19")  # wrong operands, but consistent

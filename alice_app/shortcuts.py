@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-_NUMBER_RE = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d.])")
+_NUMBER_RE = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?(?!\.?\d)")  # "12." ends a sentence
 # "<number or bracket> <operator> ... = <number>": a computation the reply carried out.
 _COMPUTED_RE = re.compile(r"[\d)]\s*(?:[-+×*x÷/·]|\\times)\s*[\d(][^=\n]{0,60}?=\s*(-?\d+(?:\.\d+)?)")
 

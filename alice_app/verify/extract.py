@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from . import latex
-from .numbers import NUMBER_RE, NUMBER_WORDS_RE, canonical, normalise, plain_number
+from .numbers import NUMBER_RE, NUMBER_WORDS_RE, normalise, plain_number
 
 WINDOW = 4000  # characters read from each end of a reply
 SEGMENT = 200  # characters read after an answer marker
@@ -147,15 +147,7 @@ def _words(text: str) -> str | None:
 
 
 def _latex_answer(snippet: str) -> str | None:
-    for expr in latex.parse_latex(snippet):
-        value = latex.small_value(expr)
-        return canonical(value, str(expr)) if value is not None else _expression_text(expr)
-    return None
-
-
-def _expression_text(expr: Any) -> str | None:
-    text = str(expr)
-    return text if len(text) <= SEGMENT else None
+    return latex.latex_value(snippet)
 
 
 def _last_number(text: str) -> str | None:

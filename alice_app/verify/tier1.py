@@ -77,10 +77,11 @@ def check(task: Task, response: str, scorer: Scorer | None = None) -> Tier1Resul
 def _check_expression(task: Task, answer: str, method: str) -> Tier1Result:
     # A non-numeric form ("\sqrt{4}", "3 + 4"): math-verify may prove it equal; otherwise only an
     # oracle can say whether it is an equivalent form, so tier 1 leaves it undecided.
-    for expr in latex.parse_latex(f"${answer}$"):
-        if latex.equivalent(task.answer, expr):
-            return Tier1Result(True, True, answer, f"{answer} is an equivalent form (math-verify)", method)
-    return Tier1Result(False, False, answer, f"{answer!r} is not a plain number", method)
+    proved, why = latex.equivalent(task.answer, answer)
+    if proved:
+        return Tier1Result(True, True, answer, f"{answer} is an equivalent form (math-verify)", method)
+    return Tier1Result(False, False, answer, f"{answer!r} is {why}" if why == "not a plain number"
+                       else f"{answer!r}: {why}", method)
 
 
 def _check_text(task: Task, response: str, answer: str | None, method: str) -> Tier1Result:

@@ -27,6 +27,11 @@ class Settings:
         metadata={"help": "policy: the embedded SmolLM2, a HF model id or local path, or the "
                           "remote model name when API_BASE_URL is set (MODEL_NAME)"},
     )
+    challenger_model: str | None = field(
+        default=None,
+        metadata={"help": "the challenger that writes new task wordings, named like MODEL_NAME; unset = the "
+                          "policy's model (CHALLENGER_MODEL)"},
+    )
     api_base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible endpoint (API_BASE_URL)"})
     hf_token: str | None = field(default=None, metadata={"help": "bearer token for the endpoint (HF_TOKEN)"})
     oracle: str = field(default="none", metadata={"help": "tier-2 oracle backend: none|api|local (ALICE_ORACLE)"})
@@ -76,6 +81,7 @@ class Settings:
             data_dir=data_dir,
             db_path=Path(env.get("ALICE_DB", str(data_dir / "alice.db"))),
             model_name=env.get("MODEL_NAME") or EMBEDDED_MODEL,
+            challenger_model=env.get("CHALLENGER_MODEL") or None,
             api_base_url=env.get("API_BASE_URL") or None,
             hf_token=env.get("HF_TOKEN") or None,
             oracle=env.get("ALICE_ORACLE", "none"),

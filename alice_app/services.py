@@ -14,6 +14,7 @@ from alice_app.store.curriculum import CurriculumStore
 from alice_app.store.db import AliceDatabase, open_db
 from alice_app.store.failures import FailureBank
 from alice_app.store.runs import RunStore
+from alice_app.store.templates import TemplateStore
 from alice_app.verify.oracle import NoOracle, OracleError, OracleJudgement
 from alice_app.verify.stack import VerifierStack
 
@@ -59,6 +60,8 @@ class Services:
         self.bank = FailureBank(db)
         self.curriculum = CurriculumStore(db)
         self.runs = RunStore(db)
+        self.templates = TemplateStore(db)
+        _load_challenger_templates(self.templates)
         self.oracle = _make_oracle(settings, self)
         self.verifier = verifier or VerifierStack(self.oracle)
         self._policy: Any = None
@@ -116,3 +119,11 @@ def _make_oracle(settings: Settings, services: Services):
 
         return build_oracle(settings)
     return LazyOracle(settings, services)
+
+
+def _load_challenger_templates(store: TemplateStore) -> None:
+    """Register the ``challenger`` family with the stored templates, so the hunt, the feed, repair and
+    the Episode tab can draw them."""
+    from alice_app.challenger.family import load_catalog
+
+    load_catalog(store)

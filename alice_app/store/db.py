@@ -91,7 +91,7 @@ def migrate(db: AliceDatabase) -> int:
     ``BEGIN IMMEDIATE`` takes the write lock before reading the version, so two processes
     opening a fresh file at once cannot both run migration 1.
     """
-    latest = MIGRATIONS[-1][0]
+    latest = max(number for number, _, _ in MIGRATIONS)  # helpers append numbers out of order
     with db.lock:
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -101,7 +101,7 @@ def migrate(db: AliceDatabase) -> int:
                     f"schema version {current} is newer than this ALICE knows ({latest}); "
                     f"upgrade ALICE or point ALICE_DB at another file"
                 )
-            for number, _description, script in MIGRATIONS:
+            for number, _description, script in sorted(MIGRATIONS):
                 if number > current:
                     _run_script(db, script)
                     db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",

@@ -155,7 +155,57 @@ MIGRATION_2 = """
 ALTER TABLE failures ADD COLUMN history TEXT NOT NULL DEFAULT '[]';
 """
 
+# Challenger templates (accepted, with provenance and pass-rate history), rejected proposals with
+# their reasons, the figures of each co-evolution round, and duel results (alice_app/challenger).
+MIGRATION_4 = """
+CREATE TABLE challenger_templates (
+    template_id TEXT PRIMARY KEY,
+    template TEXT NOT NULL,
+    op TEXT NOT NULL,
+    level TEXT NOT NULL,
+    proposer TEXT NOT NULL,
+    round INTEGER,
+    run_id INTEGER,
+    novelty REAL NOT NULL,
+    passes INTEGER NOT NULL DEFAULT 0,
+    n INTEGER NOT NULL DEFAULT 0,
+    history TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX challenger_templates_level ON challenger_templates (level, created_at);
+CREATE TABLE challenger_rejections (
+    id INTEGER PRIMARY KEY,
+    proposer TEXT NOT NULL,
+    round INTEGER,
+    run_id INTEGER,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    raw TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX challenger_rejections_reason ON challenger_rejections (reason, created_at);
+CREATE TABLE challenger_rounds (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    figures TEXT NOT NULL,
+    challenger_adapter TEXT,
+    solver_adapter TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX challenger_rounds_run ON challenger_rounds (run_id, round);
+CREATE TABLE duels (
+    id INTEGER PRIMARY KEY,
+    model_a TEXT NOT NULL,
+    model_b TEXT NOT NULL,
+    result TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "failure bank, attempts, curriculum, pass rates, runs, metrics, evals", MIGRATION_1),
     (2, "failures keep the turns of the episode that produced them", MIGRATION_2),
+    (4, "challenger templates, rejected proposals, co-evolution rounds, duels", MIGRATION_4),
 )

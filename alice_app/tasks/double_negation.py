@@ -97,9 +97,9 @@ LEVEL_TABLE = {
     "easy": {"template": ("numbers", "sum_or_diff", "two_sums"), "negation_form": ("not_true",),
              "operand_digits": (1,), "clause_position": ("end",)},
     "medium": {"template": ("sum_or_product", "three_way", "product_or_diff"), "negation_form": tuple(FORMS),
-               "operand_digits": (1, 2), "clause_position": ("start", "end")},
+               "operand_digits": (1,), "clause_position": ("start", "end")},
     "hard": {"template": ("triple", "quadruple", "triple_paren"), "negation_form": tuple(FORMS),
-             "operand_digits": (1, 2), "clause_position": ("start", "end")},
+             "operand_digits": (1,), "clause_position": ("start", "end")},
 }
 
 FAMILY = register(Family(

@@ -39,6 +39,13 @@ def _properties(template: str, values: list[int], rng: Random) -> tuple[str, lis
     return table[template]
 
 
+def positive_phrase(combine: str, properties: list[Property]) -> str:
+    """The property itself, for the control twin: "are even", "are even or greater than 5"."""
+    names = [name for name, _ in properties]
+    return {"one": f"are {names[0]}", "neither": f"are {names[0]} or {' '.join(names[1:])}",
+            "both": f"are both {names[0]} and {names[-1]}"}[combine]
+
+
 def negated_phrase(form: str, combine: str, properties: list[Property]) -> str:
     first, again = FORMS[form]
     names = [name for name, _ in properties]
@@ -85,6 +92,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
     hint = ("Go through the list one number at a time, mark each number that has the property, "
             "then count the numbers you did NOT mark.")
     metadata = {"template": config.template, "operands": values, "operator": "count", "distractors": [],
+                "positive": positive_phrase(combine, properties),
                 "negated": True, "alternatives": [v for v in dict.fromkeys([len(values) - answer, len(values)])
                                                   if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
@@ -96,9 +104,9 @@ LEVEL_TABLE = {
     "easy": {"template": ("not_even", "not_odd", "not_greater"), "negation_form": ("caps",),
              "operand_digits": (1,), "clause_position": ("end",), "count": (4, 5)},
     "medium": {"template": ("not_multiple", "not_between", "not_less"), "negation_form": tuple(FORMS),
-               "operand_digits": (2,), "clause_position": ("start", "end"), "count": (6, 7)},
+               "operand_digits": (1,), "clause_position": ("start", "end"), "count": (6, 7)},
     "hard": {"template": ("neither_even_nor_greater", "not_both_odd_and_less", "neither_multiple_nor_less"),
-             "negation_form": tuple(FORMS), "operand_digits": (2,), "clause_position": ("start",),
+             "negation_form": tuple(FORMS), "operand_digits": (1,), "clause_position": ("start",),
              "count": (8, 9)},
 }
 

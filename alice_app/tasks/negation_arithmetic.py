@@ -40,7 +40,7 @@ class NegationArithmeticConfig:
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "NegationArithmeticConfig":
-        check_distracted_arithmetic(self, FORMS, LEVEL_TABLE[self.level]["template"])
+        check_distracted_arithmetic(self, FORMS, TEMPLATES)
         return self
 
 
@@ -66,14 +66,18 @@ def generate(level: str, seed: int, params: dict) -> Task:
                      metadata=metadata)
 
 
+# Every level draws small one-digit arithmetic; the deception grows instead: more ruled-out
+# values, the clause after the question, more wordings. Arithmetic size is its own axis: pass
+# operand_digits (1-3) and any of TEMPLATES at any level to push a bigger model.
 LEVEL_TABLE = {
     "easy": {"template": ("add", "sub", "sum_words"), "negation_form": ("caps", "lower"),
              "distractors": (1,), "operand_digits": (1,), "clause_position": ("start",)},
-    "medium": {"template": ("mul", "add3", "add_sub"), "negation_form": tuple(FORMS),
-               "distractors": (1, 2), "operand_digits": (1, 2), "clause_position": ("start", "end")},
-    "hard": {"template": ("paren_mul", "mixed", "paren_sub"), "negation_form": tuple(FORMS),
-             "distractors": (2, 3), "operand_digits": (2,), "clause_position": ("end",)},
+    "medium": {"template": ("add", "sub", "add3"), "negation_form": tuple(FORMS),
+               "distractors": (2,), "operand_digits": (1,), "clause_position": ("start", "end")},
+    "hard": {"template": ("add", "sub", "add3"), "negation_form": tuple(FORMS),
+             "distractors": (3,), "operand_digits": (1,), "clause_position": ("end",)},
 }
+TEMPLATES = ("add", "sub", "sum_words", "mul", "add3", "add_sub", "paren_mul", "mixed", "paren_sub")
 
 FAMILY = register(Family(
     name=NAME,

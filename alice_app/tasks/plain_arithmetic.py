@@ -17,6 +17,11 @@ NAME = "plain_arithmetic"
 
 def generate(level: str, seed: int, params: dict) -> Task:
     twin = negation_arithmetic.generate(level, seed, params)  # validates params, draws the numbers
+    return from_twin(twin, params)
+
+
+def from_twin(twin: Task, params: dict | None = None) -> Task:
+    """The plain sum of a negation_arithmetic task (its control twin): same numbers, no NOT-clause."""
     meta = twin.metadata
     shape = SHAPES[meta["template"]]
     _, text = render(shape, meta["operands"])
@@ -25,7 +30,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 "expression": meta["expression"], "distractors": [], "negated": False,
                 "alternatives": meta["alternatives"],
                 "params": {"template": meta["template"], "operand_digits": meta["params"]["operand_digits"]}}
-    return make_task(NAME, level, seed, params, question=f"What is {text}?", answer=int(twin.answer),
+    return make_task(NAME, twin.level, twin.seed, params or {}, question=f"What is {text}?", answer=int(twin.answer),
                      hint=hint, metadata=metadata)
 
 

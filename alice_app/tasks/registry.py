@@ -24,6 +24,8 @@ class Family:
 
 
 _FAMILIES: dict[str, Family] = {}
+# family name -> builder of its control twin (same numbers and seed, deception removed).
+_CONTROLS: dict[str, Callable[[Task], Task]] = {}
 
 
 def register(family: Family) -> Family:
@@ -63,3 +65,26 @@ def generate_task(family: str, level: str, seed: int, **params: Any) -> Task:
         allowed = ", ".join(spec.params) or "none"
         raise ValueError(f"family {family} does not accept {', '.join(unknown)}; accepted params: {allowed}")
     return spec.generate(level, seed, dict(params))
+
+
+def register_control(family: str, build: Callable[[Task], Task]) -> None:
+    """Declare how ``family``'s tasks lose their deception; the twin is not a menu family."""
+    get_family(family)
+    _CONTROLS[family] = build
+
+
+def has_control(family: str) -> bool:
+    return family in _CONTROLS
+
+
+def control_of(task: Task) -> Task:
+    """The control twin of ``task``: same question, numbers and seed, with the deception removed.
+
+    The distraction penalty of a cell is control accuracy minus family accuracy on the same seeds.
+    """
+    try:
+        build = _CONTROLS[task.family]
+    except KeyError:
+        with_twin = ", ".join(sorted(_CONTROLS)) or "none"
+        raise ValueError(f"family {task.family!r} has no control twin; families with one: {with_twin}") from None
+    return build(task)

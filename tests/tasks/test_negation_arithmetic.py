@@ -3,15 +3,16 @@ from statistics import mean
 import pytest
 
 from alice_app.tasks import generate_task
-from alice_app.tasks.negation_arithmetic import FORMS, LEVEL_TABLE
+from alice_app.tasks.negation_arithmetic import FORMS, LEVEL_TABLE, TEMPLATES
 
 FAMILY = "negation_arithmetic"
 
 
-def test_at_least_nine_templates_three_per_level():
-    templates = [t for level in LEVEL_TABLE.values() for t in level["template"]]
-    assert len(set(templates)) >= 9
-    assert all(len(level["template"]) >= 3 for level in LEVEL_TABLE.values())
+def test_nine_templates_three_drawn_per_level_any_usable_at_any_level():
+    assert len(set(TEMPLATES)) >= 9
+    assert all(len(level["template"]) >= 3 and set(level["template"]) <= set(TEMPLATES)
+               for level in LEVEL_TABLE.values())
+    assert generate_task(FAMILY, "easy", 0, template="paren_mul", operands=(2, 3, 4)).answer == "20"
 
 
 def test_fixed_operands_give_the_exact_sum_and_a_not_clause():
@@ -60,12 +61,17 @@ def test_clause_position_and_negation_form_change_the_wording():
     assert set(FORMS) >= {"caps", "lower", "contraction"}
 
 
-def test_difficulty_grows_with_level():
+def test_deception_grows_with_level_while_arithmetic_stays_small():
     def size(level):
-        return mean(max(map(abs, generate_task(FAMILY, level, s).metadata["operands"])) for s in range(200))
+        return max(max(map(abs, generate_task(FAMILY, level, s).metadata["operands"])) for s in range(200))
 
     def clutter(level):
         return mean(len(generate_task(FAMILY, level, s).metadata["distractors"]) for s in range(200))
 
-    assert size("easy") < size("medium") < size("hard")
+    def after(level):
+        return mean(generate_task(FAMILY, level, s).metadata["params"]["clause_position"] == "end" for s in range(200))
+
+    assert size("easy") == size("medium") == size("hard") == 9
     assert clutter("easy") < clutter("medium") < clutter("hard")
+    assert after("easy") < after("medium") < after("hard")
+    assert max(generate_task(FAMILY, "medium", s, operand_digits=2).metadata["operands"][0] for s in range(50)) > 9

@@ -43,7 +43,7 @@ def test_non_integer_seed_is_rejected(seed):
 
 
 @pytest.mark.parametrize("params", [
-    {"template": "mul"},  # a medium template asked for at easy
+    {"template": "nested"},  # not one of negation_arithmetic's templates
     {"negation_form": "shouting"},
     {"distractors": 0}, {"distractors": 4}, {"distractors": "2"},
     {"operand_digits": 9},

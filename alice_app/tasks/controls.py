@@ -1,0 +1,76 @@
+"""Control twins: each deceptive family's task with its deception removed.
+
+A twin keeps the family task's seed, level and numbers and asks the same thing plainly, so
+"control accuracy − family accuracy" (the distraction penalty) isolates what the deception costs.
+negation_arithmetic's twin is plain_arithmetic's task; the others are named ``<family>_control``
+and are not menu families (the verifier needs no registration to check them).
+"""
+from __future__ import annotations
+
+from alice_app.tasks import negated_comparison, plain_arithmetic
+from alice_app.tasks._arith import SHAPES, evaluate, render
+from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
+from alice_app.tasks.registry import register_control
+from alice_app.types import Task
+
+# negated_comparison template -> the plain comparison asking for the same option
+COMPARISON = {"not_larger": "is the smaller", "not_smaller": "is the larger", "not_greater": "is less than the other",
+              "middle": "lies between the other two", "swap_not_larger": "is the smaller",
+              "swap_not_smaller": "is the larger", "expr_not_larger": "is the smaller",
+              "expr_not_smaller": "is the larger", "second_smallest": "is the second smallest"}
+
+
+def twin(task: Task, family: str, question: str, answer, hint: str, **metadata) -> Task:
+    return Task(id=family + task.id[len(task.family):], family=family, level=task.level,
+                prompt=f"{question}\n{ANSWER_FORMAT}", answer=canonical(answer), hint=hint, seed=task.seed,
+                metadata={**task.metadata, "distractors": [], "negated": False, "control_of": task.family,
+                          **metadata})
+
+
+def _expression_text(task: Task) -> str:
+    return render(SHAPES[task.metadata["template"]], task.metadata["operands"])[1]
+
+
+def plain_twin(task: Task) -> Task:
+    made = plain_arithmetic.from_twin(task)
+    return Task(**{**made.__dict__, "id": plain_arithmetic.NAME + task.id[len(task.family):]})
+
+
+def false_claim_twin(task: Task) -> Task:
+    return twin(task, "false_claim_control", f"What is {_expression_text(task)}?", int(task.answer),
+                "Evaluate the expression.")
+
+
+def order_of_ops_twin(task: Task) -> Task:
+    expr = task.metadata["expression"]
+    return twin(task, "distractor_order_of_ops_control", f"What is {expr} with the usual order of operations?",
+                int(task.answer), "Multiplication before addition and subtraction.")
+
+
+def double_negation_twin(task: Task) -> Task:
+    texts = task.metadata["candidates"]
+    meant = next(t for t in texts if canonical(evaluate(t)) == task.answer)
+    listed = ", ".join(texts[:-1]) + " or " + texts[-1]
+    question = f"The answer is one of {len(texts)} values: {listed}. The answer is {meant}. What is the answer? Give its value."
+    return twin(task, "double_negation_control", question, int(task.answer), "Evaluate the named candidate.")
+
+
+def comparison_twin(task: Task) -> Task:
+    texts = task.metadata["options"]
+    question = f"Which {COMPARISON[task.metadata['template']]}: {', '.join(texts[:-1])} or {texts[-1]}?"
+    if task.metadata["template"].startswith("expr"):
+        question += " Give its value."
+    return twin(task, "negated_comparison_control", question, int(task.answer), "Compare the options.")
+
+
+def exclusion_twin(task: Task) -> Task:
+    values = task.metadata["operands"]
+    question = f"How many of {join_numbers(values)} {task.metadata['positive']}?"
+    return twin(task, "exclusion_counting_control", question, len(values) - int(task.answer),
+                "Count the numbers that have the property.")
+
+
+for _family, _build in {"negation_arithmetic": plain_twin, "false_claim": false_claim_twin,
+                        "distractor_order_of_ops": order_of_ops_twin, "double_negation": double_negation_twin,
+                        "negated_comparison": comparison_twin, "exclusion_counting": exclusion_twin}.items():
+    register_control(_family, _build)

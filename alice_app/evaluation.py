@@ -5,6 +5,10 @@ Seeds start at ``HELD_OUT_SEED_START``; hunting and training draw seeds below
 sees at turn 1 of an episode (the same system prompt and task prompt), so "before/after training"
 compares like with like. The verifier runs tier 1 only (no oracle, no sampling): the figures are
 reproducible and cost one generation per task.
+
+``evaluate_report`` adds each deceptive family's control twin (``tasks.control_of``: same numbers
+and seeds, deception removed) and the distraction penalty = control accuracy − family accuracy,
+the headline figure: it says how much of a failure the deception causes, not the arithmetic.
 """
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from typing import Sequence
 
 from alice_app.config import HELD_OUT_SEED_START
 from alice_app.episode import new_episode
+from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
+from alice_app.tasks import control_of, has_control
 from alice_app.tasks.registry import family_names, get_family, generate_task
 from alice_app.types import LEVELS, Task
 
@@ -42,6 +48,18 @@ def evaluate(
     progress: bool = False,
 ) -> dict[str, dict[str, float]]:
     """``{"family": {"level": accuracy}}`` of ``policy``'s greedy first attempts on held-out tasks."""
+    return evaluate_report(policy, families, n_per_cell, seed_start, levels=levels, max_tokens=max_tokens,
+                           verifier=verifier, progress=progress, controls=False)["accuracy"]
+
+
+def evaluate_report(policy, families: Sequence[str] | None = None, n_per_cell: int = 20,
+                    seed_start: int = HELD_OUT_SEED_START, *, levels: Sequence[str] = LEVELS, max_tokens: int = 64,
+                    verifier=None, progress: bool = False, controls: bool = True) -> dict:
+    """Accuracy per cell, and with ``controls`` the control twins' accuracy on the same seeds, the
+    distraction penalty (control − family) per cell and its mean, plus the shortcut shares.
+
+    Keys: accuracy, control, penalty, mean_penalty (None without twins), shortcuts.
+    """
     families = list(families) if families else default_families()
     check_eval_args(families, levels, n_per_cell, seed_start)
     if verifier is None:
@@ -49,13 +67,43 @@ def evaluate(
 
         verifier = VerifierStack()
     tasks = held_out_tasks(families, levels, n_per_cell, seed_start)
-    replies = _generate(policy, tasks, max_tokens, progress)
-    correct: dict[tuple[str, str], int] = {}
-    for task, reply in zip(tasks, replies):
-        key = (task.family, task.level)
-        correct[key] = correct.get(key, 0) + bool(verifier.verify(task, reply).is_correct)
-    return {family: {level: round(correct[(family, level)] / n_per_cell, 4) for level in levels}
-            for family in families}
+    twins = [control_of(task) for task in tasks if has_control(task.family)] if controls else []
+    unique = list({task.id: task for task in tasks + twins}.values())  # plain_arithmetic twins may repeat
+    replies = dict(zip((t.id for t in unique), _generate(policy, unique, max_tokens, progress)))
+    right = {task.id: bool(verifier.verify(task, replies[task.id]).is_correct) for task in unique}
+    accuracy = _table(tasks, right, families, levels)
+    report = {"accuracy": accuracy, "control": {}, "penalty": {}, "mean_penalty": None,
+              "shortcuts": shortcut_shares([(t, replies[t.id], right[t.id]) for t in tasks])}
+    if twins:
+        control = _table(twins, right, [f for f in families if has_control(f)], levels, by_origin=True)
+        penalty = {f: {lv: round(control[f][lv] - accuracy[f][lv], 4) for lv in levels} for f in control}
+        report.update(control=control, penalty=penalty, mean_penalty=mean_accuracy(penalty))
+    return report
+
+
+def _table(tasks: list[Task], right: dict[str, bool], families: Sequence[str], levels: Sequence[str],
+           by_origin: bool = False) -> dict[str, dict[str, float]]:
+    counts: dict[tuple[str, str], list[int]] = {}
+    for task in tasks:
+        family = task.metadata.get("control_of", task.family) if by_origin else task.family
+        counts.setdefault((family, task.level), []).append(right[task.id])
+    return {f: {lv: round(sum(counts[(f, lv)]) / len(counts[(f, lv)]), 4) for lv in levels} for f in families}
+
+
+def shortcut_shares(judged: Sequence[tuple[Task, str, bool]]) -> dict[str, float | None]:
+    """prompt_number: share of wrong answers that are another number of the prompt;
+    self_contradiction: share of replies whose final answer differs from their own last computed result."""
+    from alice_app.verify.extract import extract_answer
+
+    wrong = echoed = contradicted = 0
+    for task, reply, correct in judged:
+        extracted = extract_answer(reply)
+        contradicted += contradicts_own_result(reply, extracted)
+        if not correct and extracted is not None:
+            wrong += 1
+            echoed += echoes_prompt_number(task.prompt.split("\n")[0], extracted, task.answer)
+    return {"prompt_number": round(echoed / wrong, 4) if wrong else None,
+            "self_contradiction": round(contradicted / len(judged), 4) if judged else None}
 
 
 def mean_accuracy(table: dict[str, dict[str, float]]) -> float | None:

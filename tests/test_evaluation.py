@@ -62,3 +62,38 @@ def test_default_families_are_ours_not_adapters():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         evaluate(KeyPolicy({}), **{"families": ["false_claim"], **kwargs})
+
+
+def test_report_gives_control_accuracy_penalty_and_shortcuts():
+    from alice_app.evaluation import evaluate_report
+    from alice_app.tasks import control_of
+
+    tasks = held_out_tasks(["negation_arithmetic", "false_claim"], ["easy"], 4, HELD_OUT_SEED_START)
+    # every control twin right; the family tasks all answered with their first distractor
+    key = {control_of(t).prompt: control_of(t).answer for t in tasks}
+    key |= {t.prompt: t.metadata["distractors"][0] for t in tasks}
+    report = evaluate_report(KeyPolicy(key), ["negation_arithmetic", "false_claim"], n_per_cell=4, levels=["easy"])
+    assert report["accuracy"] == {"negation_arithmetic": {"easy": 0.0}, "false_claim": {"easy": 0.0}}
+    assert report["control"] == {"negation_arithmetic": {"easy": 1.0}, "false_claim": {"easy": 1.0}}
+    assert report["penalty"] == {"negation_arithmetic": {"easy": 1.0}, "false_claim": {"easy": 1.0}}
+    assert report["mean_penalty"] == 1.0
+    assert report["shortcuts"] == {"prompt_number": 1.0, "self_contradiction": 0.0}
+
+
+def test_report_without_a_twin_family_has_no_penalty_and_shares_the_plain_tasks():
+    from alice_app.evaluation import evaluate_report
+
+    policy = KeyPolicy({})
+    report = evaluate_report(policy, ["plain_arithmetic", "negation_arithmetic"], n_per_cell=2, levels=["easy"])
+    assert set(report["penalty"]) == {"negation_arithmetic"}
+    assert sum(size for size, _, _ in policy.calls) == 4  # the twins are the plain tasks: generated once
+    assert evaluate_report(policy, ["plain_arithmetic"], n_per_cell=1, levels=["easy"])["mean_penalty"] is None
+
+
+def test_eval_rows_show_control_and_penalty_per_level():
+    from alice_app.cli.hunt import eval_rows
+
+    report = {"accuracy": {"false_claim": {"easy": 0.25}, "plain_arithmetic": {"easy": 0.5}},
+              "control": {"false_claim": {"easy": 0.75}}, "penalty": {"false_claim": {"easy": 0.5}}}
+    assert eval_rows(report) == [{"family": "false_claim", "easy": "0.25", "easy control/penalty": "0.75/+0.50"},
+                                 {"family": "plain_arithmetic", "easy": "0.50", "easy control/penalty": "-"}]

@@ -69,7 +69,7 @@ def run_hunt_command(args) -> int:
 
 
 def run_eval_command(args) -> int:
-    from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate, mean_accuracy
+    from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy
     from alice_app.models.factory import build_policy
 
     settings = Settings.from_env()
@@ -77,20 +77,40 @@ def run_eval_command(args) -> int:
     check_eval_args(families, LEVELS, args.n_per_cell, args.seed_start)  # before the model loads
     with _model_errors():
         policy = build_policy(settings, adapter=args.adapter)
-        table = evaluate(policy, families, args.n_per_cell, args.seed_start, max_tokens=args.max_tokens,
-                         progress=not args.json)
+        report = evaluate_report(policy, families, args.n_per_cell, args.seed_start, max_tokens=args.max_tokens,
+                                 progress=not args.json)
     seeds = [args.seed_start, args.seed_start + args.n_per_cell - 1]
     if args.json:
         print(json.dumps({"model": policy.model_id, "seed_range": seeds, "n_per_cell": args.n_per_cell,
-                          "accuracy": table}, indent=2))
+                          **report}, indent=2))
         return 0
     print(f"\n{policy.model_id}: greedy first attempts, {args.n_per_cell} tasks per cell, "
           f"held-out seeds {seeds[0]}..{seeds[1]}\n")
-    rows = [{"family": family, **{level: f"{acc:.2f}" for level, acc in cells.items()}}
-            for family, cells in table.items()]
-    print(format_table(rows))
-    print(f"\nmean accuracy: {mean_accuracy(table):.3f}")
+    if report["mean_penalty"] is not None:
+        print(f"distraction penalty (control − family accuracy), mean over cells: {report['mean_penalty']:+.3f}\n")
+    print(format_table(eval_rows(report)))
+    shortcuts = report["shortcuts"]
+    print(f"\nmean accuracy: {mean_accuracy(report['accuracy']):.3f}; wrong answers that are a prompt number: "
+          f"{_share(shortcuts['prompt_number'])}; replies contradicting their own last result: "
+          f"{_share(shortcuts['self_contradiction'])}")
     return 0
+
+
+def eval_rows(report: dict) -> list[dict[str, str]]:
+    """One row per family: accuracy per level, then (for families with a twin) "control/penalty"."""
+    rows = []
+    for family, cells in report["accuracy"].items():
+        row = {"family": family, **{level: f"{acc:.2f}" for level, acc in cells.items()}}
+        for level in cells:
+            control, penalty = report["control"].get(family, {}), report["penalty"].get(family, {})
+            row[f"{level} control/penalty"] = (f"{control[level]:.2f}/{penalty[level]:+.2f}" if level in penalty
+                                               else "-")
+        rows.append(row)
+    return rows
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
 
 
 @contextmanager

@@ -33,7 +33,8 @@ def _expression_text(task: Task) -> str:
 
 def plain_twin(task: Task) -> Task:
     made = plain_arithmetic.from_twin(task)
-    return Task(**{**made.__dict__, "id": plain_arithmetic.NAME + task.id[len(task.family):]})
+    return Task(**{**made.__dict__, "id": plain_arithmetic.NAME + task.id[len(task.family):],
+                   "metadata": {**made.metadata, "control_of": task.family}})
 
 
 def false_claim_twin(task: Task) -> Task:

@@ -10,6 +10,9 @@ from typing import Any, Mapping
 
 MODES: tuple[str, ...] = ("grpo", "episode", "dpo")
 FEEDS: tuple[str, ...] = ("coevolve", "static")
+LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
+LR_SCHEDULES: tuple[str, ...] = ("constant", "linear", "cosine")
+MAX_STEPS = 100_000  # far beyond any run this workbench makes; a typo of 10**9 steps must not validate
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
 )
@@ -53,6 +56,19 @@ class TrainConfig:
                                                            "before/after evaluation; 0 skips it"))
     eval_max_tokens: int = field(default=48, metadata=_help("tokens per answer in the evaluation"))
     dpo_max_pairs: int = field(default=256, metadata=_help("pairs exported from the bank for a DPO run"))
+    loss_type: str = field(default="dapo", metadata=_help("TRL's GRPO loss normalisation: " + ", ".join(LOSS_TYPES)))
+    epsilon_high: float = field(default=0.0, metadata=_help("upper clip range (DAPO's clip-higher); 0 = same as "
+                                                            "the lower one (0.2)"))
+    mask_truncated_completions: bool = field(default=False, metadata=_help("leave completions cut off at "
+                                                                           "max_completion_length out of the loss"))
+    lr_schedule: str = field(default="constant", metadata=_help("learning-rate schedule: " + ", ".join(LR_SCHEDULES)))
+    warmup_ratio: float = field(default=0.0, metadata=_help("share of the steps spent warming the lr up from 0"))
+    consistency_penalty: float = field(default=0.0, metadata=_help(
+        "subtracted from the reward when the final answer contradicts the reply's own last computed result "
+        "(\"6 + 6 = 12. The answer is 6\")"))
+    no_format_share: float = field(default=0.0, metadata=_help(
+        "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
+        "always keeps it)"))
 
     def validate(self) -> "TrainConfig":
         _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
@@ -60,6 +76,16 @@ class TrainConfig:
         _check(not (self.mode == "episode" and self.feed == "static"),
                "episode mode plays live episodes with the policy; use feed=coevolve (static is for grpo)")
         _check(self.steps >= 1, f"steps must be at least 1, not {self.steps}")
+        _check(self.steps <= MAX_STEPS, f"steps must be at most {MAX_STEPS}, not {self.steps}")
+        _check(self.loss_type in LOSS_TYPES, f"loss_type must be one of {', '.join(LOSS_TYPES)}, not {self.loss_type!r}")
+        _check(self.lr_schedule in LR_SCHEDULES,
+               f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {self.lr_schedule!r}")
+        _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
+               f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
+        for name in ("warmup_ratio", "no_format_share"):
+            _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
+        _check(0 <= self.consistency_penalty <= 1,
+               f"consistency_penalty must be between 0 and 1, not {self.consistency_penalty}")
         _check(self.num_generations >= 2, "num_generations must be at least 2: GRPO compares completions "
                                           f"within a group (got {self.num_generations})")
         _check(self.prompts_per_step >= 1, f"prompts_per_step must be at least 1, not {self.prompts_per_step}")
@@ -120,7 +146,9 @@ class TrainConfig:
         return GRPOConfig(
             output_dir=str(output_dir), max_steps=self.steps, per_device_train_batch_size=self.batch_size,
             num_generations=self.num_generations, max_completion_length=self.max_completion_length,
-            temperature=self.temperature, beta=self.beta, **self._common_trainer_args(),
+            temperature=self.temperature, beta=self.beta, loss_type=self.loss_type,
+            epsilon_high=self.epsilon_high or None, mask_truncated_completions=self.mask_truncated_completions,
+            **self._common_trainer_args(),
             # The live feed decides what comes next; TRL's buffered shuffle would read ahead 1000 prompts.
             shuffle_dataset=False,
         )
@@ -138,9 +166,14 @@ class TrainConfig:
         return dict(
             learning_rate=self.learning_rate, seed=self.seed, logging_steps=1,
             save_strategy="steps", save_steps=self.checkpoint_every, report_to=[], disable_tqdm=True,
-            lr_scheduler_type="constant", use_cpu=not cuda, bf16=cuda, dataloader_num_workers=0,
+            lr_scheduler_type=self._scheduler(), warmup_steps=round(self.warmup_ratio * self.steps), use_cpu=not cuda, bf16=cuda, dataloader_num_workers=0,
             activation_checkpointing=self.activation_checkpointing,
         )
+
+    def _scheduler(self) -> str:
+        if self.lr_schedule == "constant":
+            return "constant_with_warmup" if self.warmup_ratio else "constant"
+        return self.lr_schedule
 
     def lora_config(self) -> Any:
         from peft import LoraConfig

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from alice_app.training.config import TrainConfig
 from alice_app.training.feed import CoevolvingFeed, static_items
+from alice_app.training.prompts import training_messages
 from alice_app.training.rewards import GroupObserver, make_reward_function
 
 
@@ -23,7 +24,8 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     holder: dict[str, Any] = {}
     dataset, observer = training_dataset(services, config, families, policy=lambda: holder["policy"])
     trainer = GRPOTrainer(
-        model=model, reward_funcs=make_reward_function(services.verifier, observer), args=args,
+        model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty),
+        args=args,
         train_dataset=dataset, processing_class=tokenizer, peft_config=config.lora_config(), callbacks=callbacks,
     )
     holder["policy"] = _live_policy(trainer.model, tokenizer, config)
@@ -35,10 +37,11 @@ def training_dataset(services: Any, config: TrainConfig, families: list[str],
     """(dataset, observer): the observer receives every judged group (None for the static feed)."""
     from datasets import Dataset
 
+    messages = training_messages(config.no_format_share)
     if config.feed == "static":
-        rows = [item.to_row() for item in static_items(families, config.static_size, config.seed)]
+        rows = [item.to_row() for item in static_items(families, config.static_size, config.seed, messages)]
         return Dataset.from_list(rows), None
-    feed = CoevolvingFeed(families, services.curriculum, services.bank, seed=config.seed)
+    feed = CoevolvingFeed(families, services.curriculum, services.bank, seed=config.seed, build_messages=messages)
     if config.mode == "episode":
         from alice_app.training.episodes import EpisodeFeed
 

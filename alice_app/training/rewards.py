@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from alice_app.reward import compute_reward
+from alice_app.shortcuts import contradicts_own_result
 from alice_app.types import Task, Verdict
 
 
@@ -47,15 +48,19 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-def make_reward_function(verifier: Any, observer: GroupObserver | None = None) -> Callable[..., list[float]]:
+def make_reward_function(verifier: Any, observer: GroupObserver | None = None,
+                         consistency_penalty: float = 0.0) -> Callable[..., list[float]]:
     """The reward function for GRPOTrainer. Columns used: ``task`` (JSON of a Task), and optionally
-    ``source``, ``failure_id``, ``turn_index`` and ``previous_answers`` (JSON list, episode mode)."""
+    ``source``, ``failure_id``, ``turn_index`` and ``previous_answers`` (JSON list, episode mode).
+    ``consistency_penalty`` is subtracted when a reply's final answer contradicts its own last
+    computed result ("6 + 6 = 12. The answer is 6")."""
 
     def alice_reward(completions: Sequence[Any], task: Sequence[str], **columns: Any) -> list[float]:
         responses = [completion_text(c) for c in completions]
         tasks = [Task.from_dict(json.loads(t)) for t in task]
         verdicts = [verifier.verify(t, r) for t, r in zip(tasks, responses)]
-        rewards = [_reward(v, r, i, columns) for i, (v, r) in enumerate(zip(verdicts, responses))]
+        rewards = [_reward(v, r, i, columns) - consistency_penalty * contradicts_own_result(r, v.extracted)
+                   for i, (v, r) in enumerate(zip(verdicts, responses))]
         log_metric = columns.get("log_metric")
         if log_metric is not None:
             log_metric("accuracy", sum(v.is_correct for v in verdicts) / max(len(verdicts), 1))

@@ -48,3 +48,18 @@ def test_group_results_keep_order_and_failure_ids():
                            {"source": ["repair"] * 4, "failure_id": [7, 7, -1, -1]})
     assert [g.task.seed for g in groups] == [1, 2]
     assert [g.failure_id for g in groups] == [7, None]
+
+
+def test_consistency_penalty_hits_replies_that_contradict_their_own_sum():
+    import json as _json
+
+    from alice_app.tasks import generate_task
+    from alice_app.training.rewards import make_reward_function
+    from alice_app.verify.stack import VerifierStack
+
+    task = generate_task("plain_arithmetic", "easy", 0, template="add", operands=(6, 6))
+    column = [_json.dumps(task.to_dict())] * 2
+    replies = ["6 + 6 = 12 The answer is 6", "6 + 6 = 12\nAnswer: 12"]
+    plain = make_reward_function(VerifierStack())(replies, column)
+    strict = make_reward_function(VerifierStack(), consistency_penalty=0.5)(replies, column)
+    assert strict[0] == plain[0] - 0.5 and strict[1] == plain[1]

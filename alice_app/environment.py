@@ -52,7 +52,8 @@ class AliceEnvironment:
     """``reset`` → ``step`` × (1..5) → done. Not thread-safe itself: one per session."""
 
     def __init__(self, bank, curriculum_store, verifier, *, rng_seed: int | None = None,
-                 families: Sequence[str] | None = None, repair_required: int = 3):
+                 families: Sequence[str] | None = None, repair_required: int = 3, source: str | None = None):
+        # ``source`` labels banked failures (e.g. "manual" in the workbench); None = the episode's mode.
         if repair_required < 1:
             raise ValueError("repair_required must be at least 1")
         self._bank = bank
@@ -61,6 +62,7 @@ class AliceEnvironment:
         self._rng = Random(rng_seed)
         self._families = list(families) if families else family_names()
         self._repair_required = repair_required
+        self._source = source
         self._episode: Episode | None = None
         self._episode_id: str | None = None
         self._mode = ""
@@ -174,10 +176,13 @@ class AliceEnvironment:
             outcome.update(self._update_curriculum(task, first_correct))
         self._bank.record_attempt(task, episode.solved)
         if not episode.solved:
-            last = episode.turns[-1]
-            mode = label_failure(task, last.verdict)
+            # Banked and labelled by the unaided first attempt: what the model does when nobody helps
+            # it (later turns answer feedback and hints); every turn stays in the history.
+            first = episode.turns[0]
+            mode = label_failure(task, first.verdict)
             outcome["failure_mode"] = mode
-            outcome["failure_id"] = self._bank.record(task, last.response, last.verdict, mode=mode, source=self._mode,
+            outcome["failure_id"] = self._bank.record(task, first.response, first.verdict, mode=mode,
+                                                      source=self._source or self._mode,
                                                       history=[turn.to_dict() for turn in episode.turns])
         if REPAIR_KEY in task.metadata:
             outcome["repair_of"] = task.metadata[REPAIR_KEY]

@@ -5,8 +5,10 @@ use, under a lock, so starting the app or a test never loads a model it does not
 """
 from __future__ import annotations
 
+import hmac
 import threading
-from typing import Any
+import time
+from typing import Any, Callable, Mapping, Sequence
 
 from alice_app.config import Settings
 from alice_app.environment import AliceEnvironment
@@ -15,6 +17,7 @@ from alice_app.store.db import AliceDatabase, open_db
 from alice_app.store.failures import FailureBank
 from alice_app.store.runs import RunStore
 from alice_app.store.templates import TemplateStore
+from alice_app.types import Task, Verdict
 from alice_app.verify.oracle import NoOracle, OracleError, OracleJudgement
 from alice_app.verify.stack import VerifierStack
 
@@ -51,6 +54,51 @@ class LazyOracle:
             return None, f"the {self.name} oracle could not be loaded: {exc}"
 
 
+class AdminGate:
+    """The admin password (``ALICE_ADMIN_PASSWORD``) in front of every guarded UI write, with a
+    rate limit on wrong guesses: after ``per_client`` wrong passwords from one client (or
+    ``overall`` from everyone) within ``window_s`` seconds, every attempt is refused until the
+    window has passed, right password or not, so guessing runs at a few tries a minute."""
+
+    def __init__(self, password: str | None, *, per_client: int = 5, overall: int = 50, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.password = password or None
+        self.per_client, self.overall, self.window_s = per_client, overall, window_s
+        self._clock = clock
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def required(self) -> bool:
+        return self.password is not None
+
+    def check(self, given: str | None, who: str = "unknown") -> None:
+        """Return when no password is configured or ``given`` is right; else PermissionError."""
+        if self.password is None:
+            return
+        with self._lock:
+            now = self._clock()
+            self._forget_before(now - self.window_s)
+            mine = self._failures.get(who, [])
+            everyone = sum(len(times) for times in self._failures.values())
+            if len(mine) >= self.per_client or everyone >= self.overall:
+                wait = self.window_s - (now - min(mine or [now]))
+                raise PermissionError(f"Too many wrong admin passwords; try again in {max(1, round(wait))} s.")
+            if hmac.compare_digest(str(given or "").encode(), self.password.encode()):
+                return
+            self._failures.setdefault(who, []).append(now)
+        raise PermissionError("This action needs the admin password (ALICE_ADMIN_PASSWORD); "
+                              "type it in the Admin password box.")
+
+    def _forget_before(self, cutoff: float) -> None:
+        for who in list(self._failures):
+            kept = [t for t in self._failures[who] if t > cutoff]
+            if kept:
+                self._failures[who] = kept
+            else:
+                del self._failures[who]
+
+
 class Services:
     """Settings, the database and its stores, the verifier, and lazily the policy and training."""
 
@@ -64,6 +112,7 @@ class Services:
         _load_challenger_templates(self.templates)
         self.oracle = _make_oracle(settings, self)
         self.verifier = verifier or VerifierStack(self.oracle)
+        self.admin = AdminGate(settings.admin_password)
         self._policy: Any = None
         self._training: Any = None
         self._lock = threading.RLock()
@@ -103,12 +152,90 @@ class Services:
                 self._training = TrainingJob(self)
             return self._training
 
-    def new_environment(self, seed: int | None = None) -> AliceEnvironment:
-        """A fresh environment for one session; sessions share the stores, never episode state."""
-        return AliceEnvironment(self.bank, self.curriculum, self.verifier, rng_seed=seed)
+    def new_environment(self, seed: int | None = None, source: str | None = None) -> AliceEnvironment:
+        """A fresh environment for one session; sessions share the stores, never episode state.
+        ``source`` labels the failures it banks (e.g. "manual" for the workbench's episodes)."""
+        return AliceEnvironment(self.bank, self.curriculum, self.verifier, rng_seed=seed, source=source)
+
+    def verify_with_samples(self, task, messages, response: str, k: int = 5, temperature: float = 0.8):
+        """The tier-3 verdict of ``response``: the policy samples ``k`` more answers to ``messages`` and
+        their agreement becomes the confidence (a right but unstable answer is flagged in the details)."""
+        from alice_app.models.consistency import verify_with_consistency
+
+        return verify_with_consistency(self.policy, self.verifier, [(task, list(messages), response)], k=k,
+                                       temperature=temperature)[0]
 
     def close(self) -> None:
         self.db.close()
+
+
+def turn_modes(task: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """Each turn's failure mode (None for a correct answer), as the bank would label it."""
+    from alice_app.failure_modes import label_failure
+
+    parsed = Task.from_dict(task)
+    verdicts = [Verdict.from_dict(turn.get("verdict") or {}) for turn in history]
+    return [None if v.is_correct else label_failure(parsed, v) for v in verdicts]
+
+
+def training_defaults() -> dict[str, Any]:
+    """TrainConfig's defaults as plain values (for a form)."""
+    from alice_app.training.config import TrainConfig
+
+    return TrainConfig().to_dict()
+
+
+def training_config(values: Mapping[str, Any]):
+    """A validated TrainConfig from plain values; unknown or mistyped settings raise ValueError."""
+    from alice_app.training.config import TrainConfig
+
+    return TrainConfig.from_dict(values)
+
+
+def training_cells(config) -> int:
+    """How many family × level cells the run's held-out evaluation covers."""
+    from alice_app.types import LEVELS
+
+    return len(config.training_families()) * len(LEVELS)
+
+
+def check_training_model(settings: Settings, name: str | None) -> str:
+    """The base model a run should train ("" = the configured one), or ValueError saying why not.
+
+    Accepted: blank or the configured local model, a local folder or .gguf file, or a Hugging Face
+    id the Hub can serve (when it is offline: one already in the local cache). An endpoint cannot
+    be trained: LoRA needs the weights.
+    """
+    import os
+    import re
+    from pathlib import Path
+
+    name = (name or "").strip()
+    if not name or name == settings.model_name:
+        if settings.api_base_url:
+            raise ValueError(f"{settings.model_name!r} is served by the endpoint {settings.api_base_url}; training "
+                             "needs local weights: name a Hugging Face id or a local folder instead.")
+        return ""
+    path = Path(name).expanduser()
+    if path.is_dir() and (path / "config.json").is_file() or path.is_file() and path.suffix == ".gguf":
+        return str(path)
+    if name.startswith(("/", ".", "~")) or name.endswith(".gguf") or not re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+        raise ValueError(f"Model {name[:80]!r} is neither a local model folder (with config.json) or .gguf file "
+                         "nor a Hugging Face id such as 'HuggingFaceTB/SmolLM2-360M-Instruct'.")
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        from huggingface_hub import try_to_load_from_cache
+
+        if not isinstance(try_to_load_from_cache(name, "config.json"), str):
+            raise ValueError(f"Model {name!r} is not in the local Hugging Face cache and the Hub is offline "
+                             "(HF_HUB_OFFLINE=1); download it first or give a local folder.")
+    return name
+
+
+def export_dpo_pairs(services: Services, path) -> int:
+    """The bank's failures as DPO pairs (prompt, chosen, rejected) in a JSONL file; returns the count."""
+    from alice_app.training.dpo import export_dpo_dataset
+
+    return export_dpo_dataset(services.bank, services.verifier, path)
 
 
 def _make_oracle(settings: Settings, services: Services):

@@ -50,8 +50,8 @@ def test_five_wrong_turns_end_the_episode_and_bank_exactly_one_failure(stores):
     page = bank.query()
     assert page.total == 1
     row = page.rows[0]
-    assert row["id"] == obs.info["failure_id"] and row["response"] == "Answer: 1005"  # the final attempt
-    assert row["extracted"] == "1005" and row["source"] == "hunt" and row["mode"] == obs.info["failure_mode"]
+    assert row["id"] == obs.info["failure_id"] and row["response"] == "Answer: 1001"  # the unaided first attempt
+    assert row["extracted"] == "1001" and row["source"] == "hunt" and row["mode"] == obs.info["failure_mode"]
     assert [turn["response"] for turn in row["history"]] == [f"Answer: {1000 + t}" for t in range(1, 6)]
     assert [turn["kind"] for turn in row["history"]] == ["attempt", "feedback", "reflection", "hint", "final"]
     assert bank.failure_map() == [{"family": FAMILY, "level": "easy", "failures": 1, "unique_failures": 1,

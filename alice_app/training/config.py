@@ -29,6 +29,8 @@ class TrainConfig:
     feed: str = field(default="coevolve", metadata=_help("coevolve: prompts drawn live from the curriculum, "
                                                          "bank and discrimination zone; static: a uniform fixed "
                                                          "dataset of the same families (the benchmark baseline)"))
+    model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
+                                                  "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))
     num_generations: int = field(default=4, metadata=_help("completions per prompt (the GRPO group size k)"))
     prompts_per_step: int = field(default=2, metadata=_help("distinct prompts per step; batch = prompts × k"))

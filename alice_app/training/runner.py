@@ -32,7 +32,8 @@ def load_training_model(settings: Any, config: TrainConfig) -> tuple[Any, Any]:
     """The base model for LoRA: fp32 on CPU; on CUDA 4-bit NF4 (QLoRA) unless ``qlora`` is off."""
     from alice_app.models.loader import load_causal_lm
 
-    return load_causal_lm(settings.with_overrides(load_4bit=config.use_4bit()), for_training=True)
+    chosen = {"model_name": config.model} if config.model else {}  # a run may name its own base model
+    return load_causal_lm(settings.with_overrides(load_4bit=config.use_4bit(), **chosen), for_training=True)
 
 
 def execute_run(services: Any, request: RunRequest) -> str:

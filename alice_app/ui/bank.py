@@ -1,58 +1,75 @@
 """Failure bank tab: a server-side paginated table with filters, a detail view, tags, notes,
-repair marks, exports and deletion (with confirmation and, when configured, the admin password)."""
+repair marks, exports and deletion. Tags, notes, repair marks and deletion need the admin password
+when one is configured; browsing, searching and exporting do not."""
 from __future__ import annotations
 
-import json
-import shutil
-import tempfile
-import time
 from functools import partial
-from pathlib import Path
 
 import gradio as gr
 
 from alice_app.types import FAILURE_MODES, LEVELS
+from alice_app.ui import exports
+from alice_app.ui import failure_map as fm
 from alice_app.ui import formatting as fmt
 from alice_app.ui import inputs
 from alice_app.ui.episode import family_choices
+from alice_app.ui.guard import bind, refusal
 
 PAGE_SIZES = [25, 50, 100]
 REPAIRED_CHOICES = [inputs.ALL, "unrepaired", "repaired"]
+NOT_TRAINING = "all but training"  # the default: a training run's many junk failures stay out of view
+TRAINING_SOURCE = "train"
 
 
-def query_filters(family, level, mode, tag, repaired, since, until, search) -> dict:
-    """The filter form as FailureBank.query keyword arguments; bad dates raise ValueError."""
+def source_choices(known: list[str]) -> list[str]:
+    return [NOT_TRAINING, inputs.ALL, *sorted(set(known) | {"hunt", "manual", "repair", TRAINING_SOURCE})]
+
+
+def source_filter(choice: str | None, known: list[str]):
+    """The Source dropdown as a filter value: one source, every source, or all but training."""
+    if choice in (None, "", NOT_TRAINING):
+        # With no non-training source in the bank, any non-training name matches nothing, as it should.
+        return [s for s in known if s != TRAINING_SOURCE] or ["manual"]
+    return inputs.filter_value(choice)
+
+
+def query_filters(family, level, mode, tag, repaired, since, until, search, source=NOT_TRAINING,
+                  known_sources=()) -> dict:
+    """The filter form as FailureBank.query keyword arguments; bad input raises ValueError."""
     return {
         "family": inputs.filter_value(family), "level": inputs.filter_value(level), "mode": inputs.filter_value(mode),
         "tag": inputs.filter_value((tag or "").strip().lower()), "repaired": inputs.parse_repaired(repaired),
         "since": inputs.parse_date(since), "until": inputs.parse_date(until),
-        "search": inputs.filter_value((search or "").strip()),
+        "search": inputs.parse_search(search), "source": source_filter(source, list(known_sources)),
     }
 
 
-def search(services, family, level, mode, tag, repaired, since, until, text, page, page_size):
+def search(services, family, level, mode, tag, repaired, since, until, text, source, page, page_size):
     """One page of the table; the page number is clamped to the pages that exist."""
     try:
-        filters = query_filters(family, level, mode, tag, repaired, since, until, text)
+        filters = query_filters(family, level, mode, tag, repaired, since, until, text, source,
+                                services.bank.count_by("source"))
     except ValueError as exc:
         return gr.skip(), f"⚠ {exc}", gr.skip()
-    size = int(page_size or 50)
-    result = services.bank.query(**filters, page=max(1, int(page or 1)), page_size=size)
+    size = page_size if page_size in PAGE_SIZES else 50
+    result = services.bank.query(**filters, page=inputs.parse_page(page), page_size=size)
     last = fmt.page_count(result.total, size)
     if result.page > last:  # the filter shrank the result under the current page
         result = services.bank.query(**filters, page=last, page_size=size)
-    return fmt.failure_rows(result.rows), fmt.format_page_info(result.total, result.page, size), result.page
+    return fmt.failure_rows(result.rows), fmt.format_page_info(result.total, result.page, size), str(result.page)
 
 
 def open_failure(services, failure_id):
+    """The detail view and the notes box. The Tags box is left alone: filled with the open
+    failure's tags, "Remove tags" would remove all of them."""
     try:
         failure_id = inputs.optional_id(failure_id)
     except ValueError as exc:
-        return f"⚠ {exc}", "", ""
+        return f"⚠ {exc}", ""
     row = services.bank.get(failure_id) if failure_id else None
     if failure_id and row is None:
-        return f"⚠ There is no failure #{failure_id}.", "", ""
-    return fmt.format_failure_detail(row), (row or {}).get("notes") or "", ", ".join((row or {}).get("tags") or [])
+        return f"⚠ There is no failure #{failure_id}.", ""
+    return fmt.format_failure_detail(row), (row or {}).get("notes") or ""
 
 
 def selected_id(evt: gr.SelectData):
@@ -61,7 +78,10 @@ def selected_id(evt: gr.SelectData):
     return row[0] if row else gr.skip()
 
 
-def change_tags(services, ids_text, tags_text, open_id, remove: bool = False):
+def change_tags(services, ids_text, tags_text, open_id, password, request: gr.Request = None, remove: bool = False):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     try:
         ids = inputs.parse_ids(ids_text) or _open_ids(open_id)
         tags = inputs.parse_tags(tags_text)
@@ -74,7 +94,10 @@ def change_tags(services, ids_text, tags_text, open_id, remove: bool = False):
     return f"{verb} {', '.join(tags)} {'from' if remove else 'to'} {len(ids)} failure{'s' if len(ids) > 1 else ''}."
 
 
-def save_notes(services, open_id, notes):
+def save_notes(services, open_id, notes, password, request: gr.Request = None):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     open_id = _safe_id(open_id)
     if not open_id or services.bank.get(open_id) is None:
         return "⚠ Open a failure first."
@@ -85,22 +108,26 @@ def save_notes(services, open_id, notes):
     return f"Notes of failure #{open_id} saved."
 
 
-def mark_repaired(services, ids_text, open_id, repaired: bool = True):
+def mark_repaired(services, ids_text, open_id, password, request: gr.Request = None, repaired: bool = True):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     try:
         ids = inputs.parse_ids(ids_text) or _open_ids(open_id)
     except ValueError as exc:
         return f"⚠ {exc}"
     if not ids:
         return "⚠ Give the failure ids (or open one)."
-    services.bank.set_repaired(ids, repaired)
-    return f"Marked {len(ids)} failure{'s' if len(ids) > 1 else ''} as {'repaired' if repaired else 'unrepaired'}."
+    return fmt.format_marked(services.bank.set_repaired(ids, repaired), len(ids), repaired)
 
 
-def delete(services, ids_text, open_id, confirmed, password):
+def delete(services, ids_text, open_id, confirmed, password, request: gr.Request = None):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     try:
-        inputs.check_admin(services.settings.admin_password, password)
         ids = inputs.parse_ids(ids_text) or _open_ids(open_id)
-    except (PermissionError, ValueError) as exc:
+    except ValueError as exc:
         return f"⚠ {exc}"
     if not ids:
         return "⚠ Give the failure ids to delete (or open one)."
@@ -109,58 +136,19 @@ def delete(services, ids_text, open_id, confirmed, password):
     return f"Deleted {services.bank.delete(ids)} failure(s)."
 
 
-EXPORTS_KEPT_SECONDS = 24 * 3600
-
-
-def export_path(filename: str) -> Path:
-    """A fresh file for one download, in a private folder under the temp dir's ``alice-exports``;
-    exports older than a day are removed on the way, so downloads do not pile up in /tmp."""
-    root = Path(tempfile.gettempdir()) / "alice-exports"
-    root.mkdir(exist_ok=True)
-    cutoff = time.time() - EXPORTS_KEPT_SECONDS
-    for old in root.iterdir():
-        try:
-            if old.stat().st_mtime < cutoff:
-                shutil.rmtree(old, ignore_errors=True)
-        except OSError:
-            continue  # another session removed it first
-    return Path(tempfile.mkdtemp(dir=root)) / filename
-
-
-def export_jsonl(services, family, level, mode, tag, repaired, since, until, text):
+def export_jsonl(services, family, level, mode, tag, repaired, since, until, text, source):
     try:
-        filters = query_filters(family, level, mode, tag, repaired, since, until, text)
+        filters = query_filters(family, level, mode, tag, repaired, since, until, text, source,
+                                services.bank.count_by("source"))
     except ValueError as exc:
         return None, f"⚠ {exc}"
-    path = export_path("failures.jsonl")
-    count = 0
-    with path.open("w", encoding="utf-8") as out:
-        for row in services.bank.iter_rows(**filters):
-            out.write(json.dumps(row, default=str) + "\n")
-            count += 1
-    return str(path), f"Exported {count:,} failures as JSONL."
+    return exports.export_jsonl(services, filters)
 
 
-def export_dpo(services):
-    exporter = dpo_exporter()
-    if exporter is None:
-        return None, "DPO export is not available in this build (alice_app.training.dpo is missing)."
-    path = export_path("dpo_pairs.jsonl")
-    try:  # chosen = the task's exact answer in the answer format, checked by the verifier
-        count = exporter(services.bank, services.verifier, path)
-    except Exception as exc:  # report the exporter's own message instead of a blank failure
-        return None, f"⚠ DPO export failed: {exc}"
-    return str(path), (f"Exported {count:,} DPO pairs (prompt, chosen, rejected) as JSONL; "
-                       "load with datasets.load_dataset('json', data_files=...).")
-
-
-def dpo_exporter():
-    """The training package's DPO exporter when it exists, else None (the tab says so)."""
-    try:
-        from alice_app.training.dpo import export_dpo_dataset
-    except ImportError:
-        return None
-    return export_dpo_dataset
+def show_map(services, level, source):
+    """The failure map under the Level and Source filters (a clicked cell sets Family and Mode)."""
+    chosen = source_filter(source, list(services.bank.count_by("source")))
+    return fm.styled(fm.map_rows(fm.mode_counts(services, inputs.filter_value(level), chosen)))
 
 
 def _open_ids(open_id) -> list[int]:
@@ -179,8 +167,10 @@ def build(services) -> dict:
     with gr.Row():
         family = gr.Dropdown([inputs.ALL, *family_choices()], value=inputs.ALL, label="Family")
         level = gr.Dropdown([inputs.ALL, *LEVELS], value=inputs.ALL, label="Level")
-        mode = gr.Dropdown([inputs.ALL, *FAILURE_MODES], value=inputs.ALL, label="Failure mode")
+        mode = gr.Dropdown([inputs.ALL, *FAILURE_MODES], value=inputs.ALL, label="Failure mode", elem_id="bank-mode")
         repaired = gr.Dropdown(REPAIRED_CHOICES, value=inputs.ALL, label="Repaired")
+        source = gr.Dropdown(source_choices(list(services.bank.count_by("source"))), value=NOT_TRAINING,
+                             label="Source", info="hunt, manual (workbench), repair, train (training runs)")
     with gr.Row():
         tag = gr.Textbox(label="Tag", placeholder="e.g. review")
         since = gr.Textbox(label="Since (YYYY-MM-DD)")
@@ -189,8 +179,11 @@ def build(services) -> dict:
     with gr.Row():
         run_search = gr.Button("Search", variant="primary")
         prev_page, next_page = gr.Button("◀ Previous"), gr.Button("Next ▶")
-        page = gr.Number(1, label="Page", precision=0, minimum=1)
+        page = gr.Textbox("1", label="Page")
         page_size = gr.Dropdown(PAGE_SIZES, value=50, label="Rows per page")
+    with gr.Accordion("Failure map: family × failure mode (click a cell to filter the list)", open=True):
+        mode_map = gr.Dataframe(headers=fm.COLUMNS, interactive=False, elem_id="bank-failure-map",
+                                label="Failures per family and mode, under the Level and Source filters")
     page_info = gr.Markdown(elem_id="bank-page-info")
     table = gr.Dataframe(headers=fmt.FAILURE_COLUMNS, interactive=False, wrap=True, label="Failures (click a row)")
     with gr.Row():
@@ -200,6 +193,8 @@ def build(services) -> dict:
                 open_button = gr.Button("Open")
             detail = gr.Markdown(fmt.format_failure_detail(None), elem_id="bank-detail")
         with gr.Column(scale=2):
+            password = gr.Textbox(label="Admin password (tags, notes, repair marks, delete)", type="password",
+                                  visible=services.admin.required, elem_id="bank-password")
             ids = gr.Textbox(label="Ids to act on (e.g. 3, 7, 10-12; blank = the open failure)")
             tags = gr.Textbox(label="Tags (comma-separated)", elem_id="bank-tags")
             with gr.Row():
@@ -215,36 +210,40 @@ def build(services) -> dict:
                 download = gr.File(label="Download", interactive=False)
             with gr.Accordion("Delete", open=False):
                 confirm = gr.Checkbox(label="I confirm: delete these failures for good")
-                password = gr.Textbox(label="Admin password", type="password",
-                                      visible=bool(services.settings.admin_password))
                 remove = gr.Button("Delete", variant="stop")
 
-    filters = [family, level, mode, tag, repaired, since, until, text]
-    do_search = partial(search, services)
-    refresh = dict(fn=do_search, inputs=[*filters, page, page_size], outputs=[table, page_info, page])
-    reopen = dict(fn=partial(open_failure, services), inputs=[open_id], outputs=[detail, notes, tags])
-    run_search.click(**refresh, api_name="search_failures")
+    filters = [family, level, mode, tag, repaired, since, until, text, source]
+    refresh = dict(fn=partial(search, services), inputs=[*filters, page, page_size], outputs=[table, page_info, page])
+    reopen = dict(fn=partial(open_failure, services), inputs=[open_id], outputs=[detail, notes])
+    redraw_map = dict(fn=partial(show_map, services), inputs=[level, source], outputs=mode_map)
+    run_search.click(**refresh, api_name="search_failures").then(**redraw_map, api_name="failure_map",
+                                                                  api_visibility="private")
+    for dropdown in (level, source):
+        dropdown.input(**redraw_map, api_name=f"failure_map_on_{dropdown.label.lower()}", api_visibility="private")
+    mode_map.select(fm.clicked, None, [family, mode], api_name="failure_map_cell", api_visibility="private").then(
+        lambda: "1", None, page, api_name="failure_map_first_page", api_visibility="private").then(
+        **refresh, api_name="failure_map_search", api_visibility="private")
     for box in (tag, since, until, text):
         box.submit(**refresh, api_name=f"search_on_{box.label.split()[0].lower()}", api_visibility="private")
-    prev_page.click(lambda p: max(1, int(p or 1) - 1), page, page, api_name="prev_page", api_visibility="private").then(
-        **refresh, api_name="prev_page_search", api_visibility="private")
-    next_page.click(lambda p: int(p or 1) + 1, page, page, api_name="next_page", api_visibility="private").then(
-        **refresh, api_name="next_page_search", api_visibility="private")
+    prev_page.click(lambda p: str(max(1, inputs.parse_page(p) - 1)), page, page, api_name="prev_page",
+                    api_visibility="private").then(**refresh, api_name="prev_page_search", api_visibility="private")
+    next_page.click(lambda p: str(inputs.parse_page(p) + 1), page, page, api_name="next_page",
+                    api_visibility="private").then(**refresh, api_name="next_page_search", api_visibility="private")
     open_button.click(**reopen, api_name="open_failure")
     table.select(selected_id, None, open_id, api_name="select_failure", api_visibility="private").then(
         **reopen, api_name="open_selected", api_visibility="private")
     edits = (
-        (add_tag, partial(change_tags, services), [ids, tags, open_id], "add_tags"),
-        (remove_tag, partial(change_tags, services, remove=True), [ids, tags, open_id], "remove_tags"),
-        (repaired_on, partial(mark_repaired, services), [ids, open_id], "mark_repaired"),
-        (repaired_off, partial(mark_repaired, services, repaired=False), [ids, open_id], "mark_unrepaired"),
-        (save, partial(save_notes, services), [open_id, notes], "save_notes"),
-        (remove, partial(delete, services), [ids, open_id, confirm, password], "delete_failures"),
+        (add_tag, bind(change_tags, services), [ids, tags, open_id, password], "add_tags"),
+        (remove_tag, bind(change_tags, services, remove=True), [ids, tags, open_id, password], "remove_tags"),
+        (repaired_on, bind(mark_repaired, services), [ids, open_id, password], "mark_repaired"),
+        (repaired_off, bind(mark_repaired, services, repaired=False), [ids, open_id, password], "mark_unrepaired"),
+        (save, bind(save_notes, services), [open_id, notes, password], "save_notes"),
+        (remove, bind(delete, services), [ids, open_id, confirm, password], "delete_failures"),
     )
     for button, fn, sources, name in edits:
         button.click(fn, sources, action, api_name=name).then(
             **refresh, api_name=f"{name}_refresh", api_visibility="private").then(
             **reopen, api_name=f"{name}_reopen", api_visibility="private")
     jsonl.click(partial(export_jsonl, services), filters, [download, action], api_name="export_jsonl")
-    dpo.click(partial(export_dpo, services), None, [download, action], api_name="export_dpo")
-    return refresh
+    dpo.click(partial(exports.export_dpo, services), None, [download, action], api_name="export_dpo")
+    return {"refresh": refresh, "map": redraw_map}

@@ -5,11 +5,12 @@ shows invented data.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from alice_app.types import LEVELS
+from alice_app.types import FAILURE_MODES, LEVELS
 from alice_app.ui.formatting import flatten_metrics
 
 LAYOUT = dict(template="plotly_white", height=340, margin=dict(l=50, r=20, t=50, b=40))
@@ -34,26 +35,40 @@ def _series(metrics: Sequence[Mapping[str, Any]], key: str) -> tuple[list, list]
     return [p[0] for p in points], [p[1] for p in points]
 
 
-def reward_accuracy_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
-    title = "Reward and accuracy per step"
-    figure = go.Figure(layout=dict(LAYOUT, title=title, xaxis_title="step"))
-    for key in ("reward", "accuracy"):
+def step_axis(steps: Sequence[Any]) -> dict:
+    """An x axis of whole steps: no tick at 1.2 (issue 12, bug 8), at most about 10 ticks."""
+    last = max((s for s in steps if isinstance(s, (int, float))), default=1)
+    return dict(title="step", tickformat="d", dtick=max(1, math.ceil(last / 10)), rangemode="tozero")
+
+
+def metrics_figure(metrics: Sequence[Mapping[str, Any]], keys: Sequence[str], title: str, empty: str) -> go.Figure:
+    figure = go.Figure(layout=dict(LAYOUT, title=title))
+    for key in keys:
         steps, values = _series(metrics, key)
         if steps:
             figure.add_scatter(x=steps, y=values, mode="lines+markers", name=key)
     if is_empty(figure):
-        return empty_figure(title, "No training metrics yet: start a run in the Training tab.")
+        return empty_figure(title, empty)
+    figure.update_layout(xaxis=step_axis([x for trace in figure.data for x in trace.x]))
     return figure
+
+
+def reward_accuracy_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
+    return metrics_figure(metrics, ("reward", "accuracy"), "Reward and accuracy per step",
+                          "No training metrics yet: start a run in the Training tab.")
 
 
 def zero_std_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
-    title = "frac_reward_zero_std (groups that teach nothing)"
-    steps, values = _series(metrics, "frac_reward_zero_std")
-    if not steps:
-        return empty_figure(title, "No GRPO metrics yet: start a GRPO run in the Training tab.")
-    figure = go.Figure(layout=dict(LAYOUT, title=title, xaxis_title="step", yaxis_range=[0, 1.05]))
-    figure.add_scatter(x=steps, y=values, mode="lines+markers", name="frac_reward_zero_std")
-    return figure
+    figure = metrics_figure(metrics, ("frac_reward_zero_std",), "frac_reward_zero_std (groups that teach nothing)",
+                            "No GRPO metrics yet: start a GRPO run in the Training tab.")
+    return figure if is_empty(figure) else figure.update_layout(yaxis_range=[0, 1.05])
+
+
+def live_training_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
+    """The Training tab's live chart: reward, accuracy and zero-std share on one step axis."""
+    figure = metrics_figure(metrics, ("reward", "accuracy", "frac_reward_zero_std"), "This run, step by step",
+                            "The chart fills in after the first training step.")
+    return figure if is_empty(figure) else figure.update_layout(legend=dict(orientation="h", y=-0.25))
 
 
 def counts_figure(counts: Mapping[str, int], title: str) -> go.Figure:
@@ -119,4 +134,54 @@ def before_after_figure(evals: Mapping[str, Any]) -> go.Figure:
     for name, means in (("before", before), ("after", after)):
         if means:
             figure.add_bar(x=families, y=[means.get(f) for f in families], name=name)
+    return figure
+
+
+def before_after_heatmap(evals: Mapping[str, Any]) -> go.Figure:
+    """Family × level heatmap of the change in held-out accuracy (after − before, in points);
+    each cell's text reads "10% → 30%"."""
+    from alice_app.ui.progress import accuracy_table
+
+    title = "Held-out accuracy: after − before (points)"
+    before, after = accuracy_table(evals.get("before")), accuracy_table(evals.get("after"))
+    families = sorted(set(before) & set(after))
+    levels = [lv for lv in LEVELS if any(lv in after[f] and lv in before[f] for f in families)]
+    if not families or not levels:
+        return empty_figure(title, "No before/after pair yet: a completed run with held-out tasks stores both.")
+    z = [[_delta(before[f].get(lv), after[f].get(lv)) for lv in levels] for f in families]
+    text = [[_cell_text(before[f].get(lv), after[f].get(lv)) for lv in levels] for f in families]
+    figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 80 + 40 * len(families))))
+    figure.add_heatmap(z=z, x=levels, y=families, zmid=0, zmin=-100, zmax=100, colorscale="RdBu",
+                       text=text, texttemplate="%{text}", hoverongaps=False, colorbar=dict(title="points"))
+    return figure
+
+
+def _delta(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else round(100 * (after - before), 1)
+
+
+def _cell_text(before: float | None, after: float | None) -> str:
+    return "" if before is None or after is None else f"{100 * before:.0f}% → {100 * after:.0f}%"
+
+
+def mode_map_grid(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str], list[list[int]]]:
+    """family × failure mode counts from ``{"family", "mode", "n"}`` rows (modes in FAILURE_MODES order)."""
+    families = sorted({r["family"] for r in rows})
+    modes = [m for m in FAILURE_MODES if any(r["mode"] == m for r in rows)]
+    count = {(r["family"], r["mode"]): int(r["n"]) for r in rows}
+    return families, modes, [[count.get((f, m), 0) for m in modes] for f in families]
+
+
+def failure_mode_map_figure(rows: Sequence[Mapping[str, Any]], title: str = "Failure map: family × failure mode"
+                            ) -> go.Figure:
+    """The bank as a heatmap; clicking a cell (in the Failure bank tab) filters the list to it."""
+    families, modes, grid = mode_map_grid(rows)
+    if not families:
+        return empty_figure(title, "The failure bank is empty: play episodes or run a hunt to fill it.")
+    figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 90 + 40 * len(families))))
+    figure.add_heatmap(z=[[v or None for v in row] for row in grid], x=modes, y=families, colorscale="Reds",
+                       text=[[str(v) if v else "" for v in row] for row in grid], texttemplate="%{text}",
+                       hoverongaps=False, colorbar=dict(title="failures"),
+                       hovertemplate="%{y} · %{x}: %{z} failures<extra></extra>")
+    figure.update_xaxes(side="top", tickangle=-20)
     return figure

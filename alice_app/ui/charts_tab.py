@@ -7,11 +7,12 @@ from functools import partial
 import gradio as gr
 
 from alice_app.ui import charts
+from alice_app.ui.failure_map import mode_counts
 from alice_app.ui.inputs import optional_id
 
 
 def figures(services, run_id):
-    """All seven figures for one run (blank = the newest run) and the bank/curriculum as they are."""
+    """All eight figures for one run (blank = the newest run) and the bank/curriculum as they are."""
     try:
         run = _run(services, run_id)
     except ValueError:  # an unreadable run id shows the newest run rather than nothing
@@ -24,6 +25,7 @@ def figures(services, run_id):
         charts.counts_figure(services.bank.count_by("family"), "Failures by family"),
         charts.counts_figure(services.bank.count_by("mode"), "Failures by failure mode"),
         charts.failure_map_figure(services.bank.failure_map()),
+        charts.failure_mode_map_figure(mode_counts(services)),
         charts.curriculum_figure(services.curriculum.history()),
         charts.before_after_figure(evals),
     )
@@ -50,8 +52,10 @@ def build(services) -> dict:
     with gr.Row():
         failure_map = gr.Plot(show_label=False, elem_classes=["alice-chart"])
         curriculum = gr.Plot(show_label=False, elem_classes=["alice-chart"])
-    before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+    with gr.Row():
+        mode_map = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"])
     refresh = dict(fn=partial(figures, services), inputs=[run_id],
-                   outputs=[reward, zero_std, by_family, by_mode, failure_map, curriculum, before_after])
+                   outputs=[reward, zero_std, by_family, by_mode, failure_map, mode_map, curriculum, before_after])
     refresh_button.click(**refresh, api_name="refresh_charts")
     return refresh

@@ -1,7 +1,9 @@
 """Curriculum tab: each family's level and rolling accuracy; thresholds, zone and the hunt/repair
-mix (validated by ``CurriculumConfig.validate``); pin/unpin a level; reset with confirmation."""
+mix (validated by ``CurriculumConfig.validate``); pin/unpin a level; reset with confirmation.
+Every write here needs the admin password when one is configured."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import partial
 
@@ -11,27 +13,43 @@ from alice_app.types import LEVELS
 from alice_app.ui import formatting as fmt
 from alice_app.ui import inputs
 from alice_app.ui.episode import default_family, family_choices
+from alice_app.ui.guard import bind, refusal
 
 CONFIG_FIELDS = ("window", "promote_at", "demote_at", "min_samples", "zone_low", "zone_high", "repair_mix")
+# Each form box: its label and how it is parsed (whole number or not, lowest, highest).
+LABELS = {"window": "Window (answers)", "promote_at": "Promote at (accuracy)", "demote_at": "Demote at (accuracy)",
+          "min_samples": "Min samples before moving", "zone_low": "Zone low pass rate",
+          "zone_high": "Zone high pass rate", "repair_mix": "Hunt/repair mix"}
+BOUNDS = {"window": (True, 1, 10_000), "min_samples": (True, 1, 10_000)}
+SHARE = (False, 0.0, 1.0)
 
 
 def config_from_form(window, promote_at, demote_at, min_samples, zone_low, zone_high, repair_mix):
-    """The form as a validated CurriculumConfig; ValueError (from validate) carries the message."""
+    """The form as a validated CurriculumConfig; ValueError names the box in the words of its label."""
     from alice_app.curriculum import CurriculumConfig
 
+    raw = dict(zip(CONFIG_FIELDS, (window, promote_at, demote_at, min_samples, zone_low, zone_high, repair_mix)))
+    values = {}
+    for name, value in raw.items():
+        whole, low, high = BOUNDS.get(name, SHARE)
+        values[name] = inputs.parse_number(LABELS[name], value, whole=whole, low=low, high=high)
+    zone = (values.pop("zone_low"), values.pop("zone_high"))
     try:
-        config = CurriculumConfig(
-            window=int(window), promote_at=float(promote_at), demote_at=float(demote_at),
-            min_samples=int(min_samples), zone=(float(zone_low), float(zone_high)), repair_mix=float(repair_mix))
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Every field needs a number ({exc}).") from None
-    config.validate()
-    return config
+        return CurriculumConfig(**values, zone=zone).validate()
+    except ValueError as exc:
+        raise ValueError(in_words(str(exc))) from None
+
+
+def in_words(message: str) -> str:
+    """A validation message with the settings' code names replaced by the labels the user sees."""
+    names = {**LABELS, "zone": "discrimination zone"}
+    return re.sub(r"\b(" + "|".join(names) + r")\b", lambda m: f"“{names[m[1]]}”", message)
 
 
 def form_from_config(config) -> tuple:
-    return (config.window, config.promote_at, config.demote_at, config.min_samples,
-            config.zone[0], config.zone[1], config.repair_mix)
+    values = (config.window, config.promote_at, config.demote_at, config.min_samples,
+              config.zone[0], config.zone[1], config.repair_mix)
+    return tuple(f"{value:g}" for value in values)
 
 
 def show_table(services) -> tuple:
@@ -48,7 +66,11 @@ def show(services) -> tuple:
     return (*show_table(services), *form_from_config(services.curriculum.load_config()))
 
 
-def save_config(services, *form):
+def save_config(services, *form, request: gr.Request = None):
+    *form, password = form
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     try:
         config = config_from_form(*form)
     except ValueError as exc:
@@ -57,27 +79,34 @@ def save_config(services, *form):
     return "Curriculum settings saved."
 
 
-def pin(services, family, level):
-    if not family or level not in LEVELS:
+def pin(services, family, level, password, request: gr.Request = None):
+    from alice_app.curriculum import pin as pin_state
+
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
+    if family not in family_choices() or level not in LEVELS:
         return "⚠ Pick a family and a level to pin."
     state = services.curriculum.load([family])[family]
-    services.curriculum.save(replace(state, level=level, pinned=level, outcomes=()))
-    return f"{family} pinned at {level}: it stays there until unpinned."
+    services.curriculum.save(pin_state(state, level))
+    return fmt.format_pinned(family, level, state.level, len(state.outcomes))
 
 
-def unpin(services, family):
-    if not family:
+def unpin(services, family, password, request: gr.Request = None):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
+    if family not in family_choices():
         return "⚠ Pick a family to unpin."
     state = services.curriculum.load([family])[family]
     services.curriculum.save(replace(state, pinned=None))
     return f"{family} unpinned: it moves with its rolling accuracy again."
 
 
-def reset(services, confirmed, password):
-    try:
-        inputs.check_admin(services.settings.admin_password, password)
-    except PermissionError as exc:
-        return f"⚠ {exc}"
+def reset(services, confirmed, password, request: gr.Request = None):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     if not confirmed:
         return "⚠ Tick **I confirm** to reset every family to easy and clear its history."
     services.curriculum.reset()
@@ -88,15 +117,17 @@ def build(services) -> dict:
     """Lay out the tab; returns the refresh event (run on load and when the tab is opened)."""
     table = gr.Dataframe(headers=fmt.CURRICULUM_COLUMNS, interactive=False, label="Families")
     summary = gr.Markdown(elem_id="curriculum-summary")
+    password = gr.Textbox(label="Admin password (every change on this tab)", type="password",
+                          visible=services.admin.required, elem_id="curriculum-password")
     with gr.Row():
-        window = gr.Number(label="Window (answers)", precision=0)
-        promote_at = gr.Number(label="Promote at (accuracy)")
-        demote_at = gr.Number(label="Demote at (accuracy)")
-        min_samples = gr.Number(label="Min samples before moving", precision=0)
+        window = gr.Textbox(label=LABELS["window"])
+        promote_at = gr.Textbox(label=LABELS["promote_at"])
+        demote_at = gr.Textbox(label=LABELS["demote_at"])
+        min_samples = gr.Textbox(label=LABELS["min_samples"])
     with gr.Row():
-        zone_low = gr.Number(label="Discrimination zone: low pass rate")
-        zone_high = gr.Number(label="Discrimination zone: high pass rate")
-        repair_mix = gr.Slider(0, 1, step=0.05, label="Hunt/repair mix (share of repair tasks)")
+        zone_low = gr.Textbox(label="Discrimination zone: low pass rate")
+        zone_high = gr.Textbox(label="Discrimination zone: high pass rate")
+        repair_mix = gr.Textbox(label="Hunt/repair mix (share of repair tasks, 0–1)")
         save = gr.Button("Save settings", variant="primary")
     with gr.Row():
         families = family_choices()
@@ -105,7 +136,6 @@ def build(services) -> dict:
         pin_button, unpin_button = gr.Button("Pin level"), gr.Button("Unpin")
     with gr.Accordion("Reset the curriculum", open=False):
         confirm = gr.Checkbox(label="I confirm: reset every family to easy")
-        password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
         reset_button = gr.Button("Reset", variant="stop")
     status = gr.Markdown(elem_id="curriculum-status")
 
@@ -114,10 +144,10 @@ def build(services) -> dict:
     # After an edit only the table is redrawn, so a rejected form keeps what the user typed.
     redraw = dict(fn=partial(show_table, services), inputs=None, outputs=[table, summary])
     actions = (
-        (save, partial(save_config, services), form, "save_curriculum"),
-        (pin_button, partial(pin, services), [family, level], "pin_level"),
-        (unpin_button, partial(unpin, services), [family], "unpin_level"),
-        (reset_button, partial(reset, services), [confirm, password], "reset_curriculum"),
+        (save, bind(save_config, services), [*form, password], "save_curriculum"),
+        (pin_button, bind(pin, services), [family, level, password], "pin_level"),
+        (unpin_button, bind(unpin, services), [family, password], "unpin_level"),
+        (reset_button, bind(reset, services), [confirm, password], "reset_curriculum"),
     )
     for button, fn, sources, name in actions:
         after = refresh if name == "reset_curriculum" else redraw

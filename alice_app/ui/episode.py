@@ -5,29 +5,36 @@ from ``services.new_environment()``), so two users never see each other's episod
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import gradio as gr
 
+from alice_app.services import turn_modes
 from alice_app.types import LEVELS, Task, Verdict
+from alice_app.ui import conversation as chat
 from alice_app.ui import formatting as fmt
 from alice_app.ui import inputs
 
 CHOSEN = "family and level chosen above"
 SOURCES = (CHOSEN, "next from curriculum: hunt", "next from curriculum: repair")
 MODEL_MAX_TOKENS = 96
+SOURCE_LABEL = "manual"  # how the bank labels failures of episodes played in the workbench
+EXAMPLES = [["negation_arithmetic", "easy", "7"], ["negated_comparison", "medium", "3"],
+            ["false_claim", "easy", "11"], ["distractor_order_of_ops", "hard", "5"]]
 # What every handler returns, in order (the outputs of each event).
-OUTPUT_NAMES = ("session", "task", "verdict", "reward", "guidance", "history", "status", "state")
+OUTPUT_NAMES = ("session", "task", "chat", "status", "state", "answer_box")
 
 
 @dataclass
 class EpisodeSession:
-    """One browser session's environment and the last observation it returned."""
+    """One browser session's environment, the last observation, and what was banked by hand."""
 
     env: Any
     observation: Any = None
+    answerer: str | None = None
+    banked: dict = field(default_factory=dict)  # "episode" → the failure id this session banked by hand
 
 
 def family_choices() -> list[str]:
@@ -53,32 +60,32 @@ def reset_options(family: str | None, level: str | None, seed: Any, source: str)
     return {"seed": seed, "mode": mode}
 
 
-def outputs(session: EpisodeSession | None, status: str = "") -> tuple:
-    """Everything the tab shows, in the order of ``build``'s output components."""
+def outputs(session: EpisodeSession | None, status: str = "", box: Any = None) -> tuple:
+    """Everything the tab shows, in the order of ``build``'s output components; ``box`` is the
+    answer box's new value (None leaves what the user typed)."""
     obs = session.observation if session else None
     state = session.env.state if session and obs is not None else {}
     history = list(state.get("history") or [])
-    last = history[-1] if history else {}
-    done = obs is not None and obs.done
-    guidance = fmt.format_answer_key(state["task"]["answer"], obs.hint) if done else fmt.format_guidance(obs)
-    return (
-        session, fmt.format_task(obs), fmt.format_verdict(last.get("verdict")),
-        fmt.format_reward(last.get("reward")), guidance,
-        fmt.history_rows(history), status, state,
-    )
+    modes = turn_modes(state["task"], history) if history else []
+    next_prompt = obs.messages[-1]["content"] if obs is not None and not obs.done else None
+    messages = chat.chat_messages(state, next_prompt, modes, obs.hint if obs is not None else None)
+    card = chat.format_task_card(obs, state, session.answerer if session else None)
+    return session, card, messages, status, state, gr.skip() if box is None else box
 
 
 def new_episode(services, session, family, level, seed, source):
     try:
         options = reset_options(family, level, seed, source)
-        session = session or EpisodeSession(env=services.new_environment())
+        session = session or EpisodeSession(env=services.new_environment(source=SOURCE_LABEL))
         session.observation = session.env.reset(**options)
     except (ValueError, LookupError) as exc:
         return outputs(session, f"⚠ {exc}")
-    return outputs(session, "New episode: type an answer or let the model answer.")
+    session.answerer, session.banked = None, {}
+    return outputs(session, "New episode: type an answer or let the model answer.", box="")
 
 
 def answer(services, session, text):
+    """Judge a typed answer; the box is emptied in the same update, so a second trigger finds it blank."""
     problem = _cannot_answer(session)
     if problem:
         return outputs(session, problem)
@@ -88,30 +95,43 @@ def answer(services, session, text):
         session.observation = session.env.step(str(text))
     except ValueError as exc:  # e.g. an answer over the size limit; the episode is unchanged
         return outputs(session, f"⚠ {exc}")
-    return outputs(session, _status_after_turn(session))
+    session.answerer = "you"
+    return outputs(session, _status_after_turn(session), box="")
 
 
 def model_answer(services, session):
     """Generator: stream the model's answer into the status line, then show its judged answer.
 
     Backends with a ``stream`` method (the local transformers policy) show the text as it is
-    decoded; the others (an HTTP endpoint) return the whole answer at once, and the status says so.
+    decoded; the others (an HTTP endpoint) return the whole answer at once.
     """
+    yield from _model_turns(services, session, 1)
+
+
+def auto_play(services, session):
+    """Generator: the model plays every remaining turn, one judged turn at a time."""
+    yield from _model_turns(services, session, chat.TURNS)
+
+
+def _model_turns(services, session, turns: int):
     problem = _cannot_answer(session)
     if problem:
         yield outputs(session, problem)
         return
-    yield outputs(session, "The model is answering (the first call also loads the model)…")
-    messages = list(session.observation.messages)
-    text = ""
-    try:
-        for text in _answer_pieces(services.policy, messages):
-            yield outputs(session, f"The model is answering: {fmt.shorten(text, 400)}▌")
-    except Exception as exc:  # a missing or broken model must not lose the episode
-        yield outputs(session, f"⚠ The model could not answer: {exc}")
-        return
-    session.observation = session.env.step(text)
-    yield outputs(session, f"Model answered: {fmt.shorten(text, 200)}\n\n{_status_after_turn(session)}")
+    for _ in range(turns):
+        if session.observation.done:
+            return
+        yield outputs(session, "The model is answering (the first call also loads the model)…")
+        text = ""
+        try:
+            for text in _answer_pieces(services.policy, list(session.observation.messages)):
+                yield outputs(session, f"The model is answering: {fmt.shorten(text, 400)}▌")
+            session.observation = session.env.step(text)
+        except Exception as exc:  # a missing or broken model must not lose the episode
+            yield outputs(session, f"⚠ The model could not answer: {exc}")
+            return
+        session.answerer = f"the model ({services.settings.model_name})"
+        yield outputs(session, f"Model answered: {fmt.shorten(text, 200)}\n\n{_status_after_turn(session)}")
 
 
 def _answer_pieces(policy, messages):
@@ -123,20 +143,26 @@ def _answer_pieces(policy, messages):
 
 
 def bank_episode(services, session):
-    """Manually bank the last judged answer of this episode (the environment banks failed endings itself)."""
-    history = (session.env.state.get("history") or []) if session and session.observation is not None else []
+    """Bank a finished episode that was solved after a wrong start, labelled by its first wrong
+    answer. An unsolved episode is banked by the environment itself, and an episode is banked at
+    most once, so the bank never counts one episode twice."""
+    state = session.env.state if session and session.observation is not None else {}
+    history = state.get("history") or []
     if not history:
         return outputs(session, "⚠ Nothing to bank yet: answer at least once.")
-    last = history[-1]
-    verdict = Verdict.from_dict(last["verdict"])
-    if verdict.is_correct:
-        return outputs(session, "The last answer was judged correct; there is no failure to bank.")
-    failure_id = services.bank.record(Task.from_dict(session.env.state["task"]), last["response"], verdict, source="manual")
+    banked = state.get("failure_id") or session.banked.get("episode")
+    if banked:
+        return outputs(session, f"This episode is already in the failure bank as failure #{banked}.")
+    if not state.get("done"):
+        return outputs(session, "⚠ Finish the episode first: an unsolved episode is banked automatically, "
+                                "a solved one can be banked here for its wrong turns.")
+    wrong = next((turn for turn in history if not turn["verdict"]["is_correct"]), None)
+    if wrong is None:
+        return outputs(session, "Every answer so far was judged correct; there is no failure to bank.")
+    failure_id = services.bank.record(Task.from_dict(state["task"]), wrong["response"],
+                                      Verdict.from_dict(wrong["verdict"]), source=SOURCE_LABEL, history=history)
+    session.banked["episode"] = failure_id
     return outputs(session, f"Added to the failure bank as failure #{failure_id}.")
-
-
-def clear_box() -> str:
-    return ""
 
 
 def _cannot_answer(session) -> str | None:
@@ -155,33 +181,34 @@ def _status_after_turn(session) -> str:
 def build(services) -> None:
     """Lay out the tab inside the current ``gr.Blocks`` and wire its events."""
     session = gr.State(None)
+    gr.Markdown(chat.HOW_TO, elem_id="episode-howto")
     with gr.Row():
         families = family_choices()
         family = gr.Dropdown(families, value=default_family(families), label="Family")
         level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
         seed = gr.Textbox(label="Seed (blank = random)", placeholder="e.g. 7")
         source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
+    gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)")
     start = gr.Button("New episode", variant="primary")
-    task = gr.Markdown(fmt.format_task(None), elem_id="episode-task")
+    task = gr.Markdown(chat.format_task_card(None, {}), elem_id="episode-task")
+    conversation = gr.Chatbot(label="Episode", elem_id="episode-chat", height=460, buttons=["copy"],
+                              feedback_options=None, placeholder="The task and every turn appear here.")
     with gr.Row():
         text = gr.Textbox(label="Your answer", placeholder="e.g. Answer: 7", scale=4, elem_id="episode-answer")
         submit = gr.Button("Submit answer", variant="primary", scale=1)
-        by_model = gr.Button("Let the model answer", scale=1)
-    status = gr.Markdown(elem_id="episode-status")
     with gr.Row():
-        verdict = gr.Markdown(fmt.format_verdict(None), elem_id="episode-verdict")
-        reward = gr.Markdown(fmt.format_reward(None), elem_id="episode-reward")
-        guidance = gr.Markdown(elem_id="episode-guidance")
-    history = gr.Dataframe(headers=fmt.HISTORY_COLUMNS, label="Episode history", interactive=False, wrap=True,
-                           column_widths=["5%", "9%", "22%", "11%", "4%", "6%", "5%", "17%", "6%", "15%"], max_height=1000)
-    bank = gr.Button("Add to failure bank", variant="secondary")
+        gr.Markdown(chat.format_model(services.settings), elem_id="episode-model")
+        by_model = gr.Button("Let the model answer (1 turn)")
+        autoplay = gr.Button("Auto-play the 5 turns")
+        bank = gr.Button("Add to failure bank", variant="secondary")
+    status = gr.Markdown(elem_id="episode-status")
     with gr.Accordion("Raw episode state (JSON)", open=False):
         raw = gr.JSON(label="env.state")
-    shown = [session, task, verdict, reward, guidance, history, status, raw]
+    shown = [session, task, conversation, status, raw, text]
     start.click(partial(new_episode, services), [session, family, level, seed, source], shown, api_name="new_episode")
-    for trigger, name in ((submit.click, "answer"), (text.submit, "answer_enter")):
-        trigger(partial(answer, services), [session, text], shown, api_name=name,
-                api_visibility="public" if name == "answer" else "undocumented",
-                ).then(clear_box, None, text, api_name=f"{name}_clear", api_visibility="private")
-    by_model.click(partial(model_answer, services), [session], shown, api_name="model_answer")
+    # One event for Enter and Submit, ignored while pending: Enter-then-Submit plays one answer, not two.
+    gr.on([submit.click, text.submit], partial(answer, services), [session, text], shown, api_name="answer",
+          trigger_mode="once")
+    by_model.click(partial(model_answer, services), [session], shown, api_name="model_answer", trigger_mode="once")
+    autoplay.click(partial(auto_play, services), [session], shown, api_name="auto_play", trigger_mode="once")
     bank.click(partial(bank_episode, services), [session], shown, api_name="bank_episode")

@@ -11,8 +11,6 @@ from alice_app.types import TURN_KINDS
 
 TURNS_PER_EPISODE = len(TURN_KINDS)
 FAILURE_COLUMNS = ["id", "family", "level", "mode", "response", "expected", "seen", "repaired", "tags", "last seen"]
-HISTORY_COLUMNS = ["turn", "kind", "shown to the solver", "response", "ok", "conf.", "tier", "feedback",
-                   "reward", "reward components"]
 PROGRESS_METRICS = ("loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time")
 RUN_COLUMNS = ["id", "kind", "status", "step", "total", "created", "error"]
 CURRICULUM_COLUMNS = ["family", "level", "pinned", "rolling accuracy", "samples"]
@@ -45,18 +43,6 @@ def format_percent(value: float | None) -> str:
 
 
 # ---------------------------------------------------------------- episode
-def format_task(observation: Any) -> str:
-    """The task card: family, level, prompt, and which turn comes next."""
-    if observation is None:
-        return "_No episode yet. Pick a family and level (or **Next from curriculum**) and press **New episode**._"
-    turn, kind = _get(observation, "turn", 0), _get(observation, "kind")
-    status = "finished" if _get(observation, "done") else f"turn {min(turn + 1, TURNS_PER_EPISODE)} of {TURNS_PER_EPISODE} ({kind})"
-    return (
-        f"**{_get(observation, 'family')}** · {_get(observation, 'level')} · `{_get(observation, 'task_id')}` · {status}\n\n"
-        f"{quote(_get(observation, 'prompt', ''))}"
-    )
-
-
 def format_verdict(verdict: Mapping[str, Any] | None) -> str:
     if not verdict:
         return "_No answer judged yet._"
@@ -78,32 +64,6 @@ def reward_parts(reward: Any) -> tuple[float | None, dict[str, float]]:
     return float(reward), {}
 
 
-def format_reward(reward: Any) -> str:
-    total, components = reward_parts(reward)
-    if total is None:
-        return "_No reward yet._"
-    lines = [f"**Reward {total:+.3f}**", "", "| component | value |", "|---|---|"]
-    lines += [f"| {name} | {value:+.3f} |" for name, value in components.items()]
-    return "\n".join(lines if components else lines[:1])
-
-
-def format_guidance(observation: Any) -> str:
-    """What the environment shows before the next attempt: feedback, reflection prompt, hint."""
-    if observation is None:
-        return ""
-    if _get(observation, "done"):
-        return ""
-    kind = _get(observation, "kind")
-    hint = _get(observation, "hint")
-    parts = [f"**Next: {kind}**"]
-    messages = _get(observation, "messages") or []
-    if messages and _get(observation, "turn", 0) > 0:
-        parts.append(f"> {messages[-1].get('content', '')}")
-    if hint:
-        parts.append(f"**Hint:** {hint}")
-    return "\n\n".join(parts)
-
-
 def format_answer_key(answer: Any, hint: str | None) -> str:
     """Once the episode is over, the expected answer and the hint may be shown."""
     lines = [f"**Expected answer:** `{escape(answer)}`"]
@@ -122,20 +82,6 @@ def format_outcome(observation: Any) -> str:
     return f"**Not solved after {TURNS_PER_EPISODE} turns.** The episode was added to the failure bank{where}."
 
 
-def history_rows(history: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
-    rows = []
-    for turn in history:
-        verdict = turn.get("verdict") or {}
-        total, components = reward_parts(turn.get("reward"))
-        rows.append([
-            turn.get("index"), turn.get("kind"), shorten(turn.get("prompt"), 160), shorten(turn.get("response"), 60),
-            "✓" if verdict.get("is_correct") else "✗", round(float(verdict.get("confidence", 0)), 2),
-            verdict.get("tier"), shorten(verdict.get("feedback"), 120), None if total is None else round(total, 3),
-            ", ".join(f"{name} {value:+.2f}" for name, value in components.items()),
-        ])
-    return rows
-
-
 # ---------------------------------------------------------------- failure bank
 def failure_rows(rows: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
     return [[
@@ -151,6 +97,15 @@ def page_count(total: int, page_size: int) -> int:
 
 def format_page_info(total: int, page: int, page_size: int) -> str:
     return f"Page {page} of {page_count(total, page_size)} · {total:,} failure{'s' if total != 1 else ''}"
+
+
+def format_marked(changed: int, asked: int, repaired: bool) -> str:
+    """What "Mark repaired" did: only rows that exist count (issue 12, bug 5)."""
+    state = "repaired" if repaired else "unrepaired"
+    if not changed:
+        return f"⚠ No failure with {'that id' if asked == 1 else 'those ids'} exists; nothing was marked."
+    missing = f" ({asked - changed:,} of the ids given do not exist)" if asked > changed else ""
+    return f"Marked {changed:,} failure{'s' if changed != 1 else ''} as {state}{missing}."
 
 
 def format_failure_detail(row: Mapping[str, Any] | None) -> str:
@@ -198,6 +153,14 @@ def format_curriculum_config(config: Any) -> str:
         f"demote at **{format_percent(_get(config, 'demote_at'))}** · min samples **{_get(config, 'min_samples')}** · "
         f"discrimination zone **{zone[0]:.2f}–{zone[1]:.2f}** · repair mix **{format_percent(_get(config, 'repair_mix'))}**"
     )
+
+
+def format_pinned(family: str, level: str, was: str, answers: int) -> str:
+    """What pinning did to the family's rolling window (kept at the same level, restarted at another)."""
+    if level == was:
+        return f"{family} pinned at {level}: it stays there until unpinned; its {answers} recent answers still count."
+    lost = f" The {answers} answers counted at {was} no longer apply: its rolling accuracy restarts." if answers else ""
+    return f"{family} pinned at {level} (was {was}): it stays there until unpinned.{lost}"
 
 
 # ---------------------------------------------------------------- training

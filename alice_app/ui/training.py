@@ -1,133 +1,120 @@
-"""Training tab: configure and start a run (GRPO / episode / DPO), stop it, resume it; live progress
-polled from the database with ``gr.Timer``; the run list with before/after evaluation."""
+"""Training tab: configure and start a run (GRPO / episode / DPO) on the configured or another
+model, stop it, resume it; watch it through every phase with a measured ETA and a live chart
+(``gr.Timer`` polls the database), then read the before/after heatmap and download the adapter.
+Starting, stopping and resuming need the admin password when one is configured."""
 from __future__ import annotations
 
-import dataclasses
+import shutil
 from functools import partial
 
 import gradio as gr
 
+from alice_app import services as svc
+from alice_app.ui import charts, inputs, progress
 from alice_app.ui import formatting as fmt
-from alice_app.ui import inputs
+from alice_app.ui.exports import export_path
+from alice_app.ui.guard import bind, refusal
 
 MODES = ("grpo", "episode", "dpo")
 POLL_SECONDS = 2.0
-# Form field → TrainConfig field. Only fields TrainConfig really has are passed on.
-FORM_FIELDS = ("mode", "feed", "model_name", "steps", "learning_rate", "num_generations", "beta", "temperature",
-               "max_completion_length", "lora_rank", "eval_n_per_cell")
+# Form box → (TrainConfig field, label, whole number, lowest, highest).
+NUMBERS = (
+    ("steps", "Steps", True, 1, 100_000),
+    ("learning_rate", "Learning rate", False, 1e-8, 1.0),
+    ("num_generations", "Completions per prompt (GRPO group)", True, 2, 64),
+    ("beta", "KL beta", False, 0.0, 10.0),
+    ("temperature", "Sampling temperature", False, 0.01, 5.0),
+    ("max_completion_length", "Max completion tokens", True, 1, 4096),
+    ("lora_rank", "LoRA rank", True, 1, 256),
+    ("eval_n_per_cell", "Held-out tasks per family × level (0 = no eval)", True, 0, 1000),
+)
 
 
-def training_available() -> str | None:
-    """None when the training package is importable, else the reason (shown in the tab)."""
+def config_from_form(settings, mode, feed, model, *numbers):
+    """A validated TrainConfig from the form; every bad box is named in the message (ValueError)."""
+    values = {"mode": mode, "feed": feed, "model": svc.check_training_model(settings, model)}
+    for (name, label, whole, low, high), value in zip(NUMBERS, numbers):
+        values[name] = inputs.parse_number(label, value, whole=whole, low=low, high=high)
+        values[name] = values[name] if whole else float(values[name])
+    return svc.training_config(values)
+
+
+def expected_time(services, mode, feed, model, *numbers) -> str:
+    """The warning above Start: the run's expected time on this machine, or what is wrong with the form."""
     try:
-        from alice_app.training.config import TrainConfig  # noqa: F401
-        from alice_app.training.job import TrainingJob  # noqa: F401
-    except ImportError as exc:
-        return f"Training is not available in this build ({exc})."
-    return None
+        config = config_from_form(services.settings, mode, feed, model, *numbers)
+    except ValueError as exc:
+        return f"⚠ {exc}"
+    step_s, setup_s, source = progress.measured_rates(services.runs.list(limit=20), services.runs.metrics)
+    eval_n = config.eval_n_per_cell
+    return progress.format_expected(config.steps, eval_n, svc.training_cells(config), step_s, setup_s, source)
 
 
-def form_defaults() -> dict:
-    """TrainConfig's own defaults for the form (fallbacks when training is not installed)."""
-    try:
-        from alice_app.training.config import TrainConfig
-    except ImportError:
-        return {"mode": "grpo", "feed": "coevolve", "steps": 20, "learning_rate": 1e-4, "num_generations": 4,
-                "beta": 0.0, "temperature": 1.0, "max_completion_length": 48, "lora_rank": 16,
-                "eval_n_per_cell": 8}
-    return dataclasses.asdict(TrainConfig())
-
-
-def config_takes_model() -> bool:
-    """Whether a run can name its own model; otherwise it trains the configured MODEL_NAME."""
-    try:
-        from alice_app.training.config import TrainConfig
-    except ImportError:
-        return False
-    return "model_name" in {f.name for f in dataclasses.fields(TrainConfig)}
-
-
-def config_from_form(values: dict):
-    """A validated TrainConfig from the form; blank fields keep TrainConfig's defaults."""
-    from alice_app.training.config import TrainConfig
-
-    known = {f.name for f in dataclasses.fields(TrainConfig)}
-    chosen = {k: v for k, v in values.items() if k in known and v not in (None, "")}
-    for name in ("steps", "num_generations", "max_completion_length", "lora_rank", "eval_n_per_cell"):
-        if name in chosen:
-            chosen[name] = int(chosen[name])
-    config = TrainConfig(**chosen)
-    if hasattr(config, "validate"):
-        config.validate()
-    return config
-
-
-def start(services, password, *form):
-    problem = training_available()
+def start(services, password, mode, feed, model, *numbers, request: gr.Request = None):
+    problem = refusal(services, password, request)
     if problem:
         return problem
     try:
-        inputs.check_admin(services.settings.admin_password, password)
-        config = config_from_form(dict(zip(FORM_FIELDS, form)))
+        config = config_from_form(services.settings, mode, feed, model, *numbers)
         run_id = services.training.start(config)
-    except (PermissionError, ValueError, RuntimeError) as exc:
+    except (ValueError, RuntimeError) as exc:
         return f"⚠ {exc}"
-    return f"Run #{run_id} started. Progress appears below every {POLL_SECONDS:.0f} s."
+    return f"Run #{run_id} started. The progress below updates every {POLL_SECONDS:.0f} s."
 
 
-def stop(services, password):
-    try:
-        inputs.check_admin(services.settings.admin_password, password)
-    except PermissionError as exc:
-        return f"⚠ {exc}"
-    if services.runs.active() is None or training_available() or not services.training.stop():
+def stop(services, password, request: gr.Request = None):
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
+    if services.runs.active() is None or not services.training.stop():
         return "No run is active in this app."
-    return "Stop requested: the run stops after the current step."
+    return "Stop requested: the run stops after the current step (a stopped run has no after-evaluation)."
 
 
-def resume(services, password, run_id):
-    problem = training_available()
+def resume(services, password, run_id, request: gr.Request = None):
+    problem = refusal(services, password, request)
     if problem:
         return problem
     try:
-        inputs.check_admin(services.settings.admin_password, password)
         target = inputs.optional_id(run_id) or _latest_id(services)
         if target is None:
             raise ValueError("There is no run to resume yet.")
-        resumed = services.training.resume(target)
-    except (PermissionError, ValueError, RuntimeError) as exc:
+        services.training.resume(target)
+    except (ValueError, RuntimeError) as exc:
         return f"⚠ {exc}"
-    return f"Run #{resumed if resumed is not None else target} resumed from its last checkpoint."
+    return f"Run #{target} resumed."
 
 
-def elapsed_seconds(metrics) -> float | None:
-    """Training time so far, from the per-step durations the metrics callback logs."""
-    times = [fmt.flatten_metrics(m).get("step_time") for m in metrics]
-    times = [t for t in times if isinstance(t, (int, float))]
-    return sum(times) if times else None
-
-
-def progress(services, run_id):
-    """The poll: the chosen run (else the active one, else the newest), the run list and its evals."""
+def poll(services, run_id):
+    """The timer's poll: progress, the live chart, the run list, the heatmap, its summary, the adapter."""
     runs = services.runs.list(limit=50)
     run = _pick_run(services, runs, run_id)
     metrics = services.runs.metrics(run["id"]) if run else []
     evals = services.runs.evals(run["id"]) if run else {}
-    live = fmt.format_progress(run, metrics, elapsed_seconds(metrics))
-    phase = _phase(services) if run and run["status"] in ("queued", "running", "stopping") else None
-    if phase:
-        live += f"\n\nNow: {phase}"
-    if run and not evals:
-        live += "\n\n_No held-out evaluation stored for this run (it runs before and after training unless " \
-                "the held-out tasks per cell are 0)._"
-    return live, fmt.run_rows(runs), fmt.eval_rows(evals)
+    phase = services.training.status().get("phase") if run and run["status"] in progress.ACTIVE else None
+    return (progress.format_live(run, metrics, phase), charts.live_training_figure(metrics), fmt.run_rows(runs),
+            charts.before_after_heatmap(evals), progress.format_eval_summary(run, evals), format_adapter(run))
 
 
-def _phase(services) -> str | None:
-    """What the job is doing now (loading, evaluating, training), when this process runs it."""
-    if training_available():
-        return None
-    return services.training.status().get("phase")
+def format_adapter(run) -> str:
+    path = (run or {}).get("checkpoint")
+    if not path:
+        return "_The trained adapter appears here when a run completes._"
+    return (f"Adapter of run #{run['id']}: `{path}`. Evaluate it with "
+            f"`python -m alice_app eval --adapter {path}`, or download it below.")
+
+
+def download_adapter(services, run_id):
+    """The shown run's adapter folder as a .zip file."""
+    run = _pick_run(services, services.runs.list(limit=50), run_id)
+    path = (run or {}).get("checkpoint")
+    if not path:
+        return None, "⚠ This run has no adapter yet (it is saved when a run completes)."
+    try:
+        archive = shutil.make_archive(str(export_path(f"adapter-run-{run['id']}")), "zip", path)
+    except OSError as exc:
+        return None, f"⚠ The adapter folder {path} could not be read: {exc}"
+    return archive, f"Adapter of run #{run['id']} packed as a .zip."
 
 
 def _pick_run(services, runs, run_id):
@@ -146,46 +133,47 @@ def _latest_id(services):
 
 
 def build(services) -> dict:
-    """Lay out the tab; returns the progress event (run on load, on the timer and on tab open)."""
-    missing = training_available()
-    if missing:
-        gr.Markdown(f"⚠ {missing} Starting runs is disabled; the run list below still reads the database.")
-    defaults = form_defaults()
+    """Lay out the tab; returns the poll (run on load, on the timer and when the tab is opened)."""
+    defaults = svc.training_defaults()
     with gr.Row():
         mode = gr.Radio(list(MODES), value=defaults["mode"], label="Mode")
-        feed = gr.Radio(["coevolve", "static"], value=defaults.get("feed", "coevolve"), label="Prompt feed")
-        model = gr.Textbox(services.settings.model_name, label="Model", interactive=config_takes_model(),
-                           info=None if config_takes_model() else "The configured model (set MODEL_NAME to change it).")
-        steps = gr.Number(defaults["steps"], label="Steps", precision=0, minimum=1)
+        feed = gr.Radio(["coevolve", "static"], value=defaults["feed"], label="Prompt feed")
+        model = gr.Textbox(services.settings.model_name, label="Model to train",
+                           info="A Hugging Face id or a local folder; checked before Start.")
+        steps = gr.Textbox(str(defaults["steps"]), label="Steps")
+    with gr.Accordion("Advanced: hyper-parameters", open=False):
+        with gr.Row():
+            advanced = [gr.Textbox(f"{defaults[name]:g}", label=label) for name, label, *_ in NUMBERS[1:]]
+    expected = gr.Markdown(elem_id="training-expected")
     with gr.Row():
-        learning_rate = gr.Number(defaults["learning_rate"], label="Learning rate")
-        generations = gr.Number(defaults["num_generations"], label="Completions per prompt (GRPO group)", precision=0)
-        beta = gr.Number(defaults["beta"], label="KL beta")
-        temperature = gr.Number(defaults["temperature"], label="Sampling temperature")
-        max_len = gr.Number(defaults["max_completion_length"], label="Max completion tokens", precision=0)
-        lora_rank = gr.Number(defaults["lora_rank"], label="LoRA rank", precision=0)
-        eval_n = gr.Number(defaults["eval_n_per_cell"], label="Held-out tasks per family × level (0 = no eval)",
-                           precision=0, minimum=0)
-    with gr.Row():
-        password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
+        password = gr.Textbox(label="Admin password", type="password", visible=services.admin.required)
         run_id = gr.Textbox(label="Run id (blank = active or newest)", placeholder="e.g. 3")
-        start_button = gr.Button("Start", variant="primary", interactive=missing is None)
+        start_button = gr.Button("Start", variant="primary")
         stop_button = gr.Button("Stop", variant="stop")
-        resume_button = gr.Button("Resume", interactive=missing is None)
+        resume_button = gr.Button("Resume")
     status = gr.Markdown(elem_id="training-status")
-    live = gr.Markdown(fmt.format_progress(None, [], None), elem_id="training-progress")
+    live = gr.Markdown(progress.format_live(None, [], None), elem_id="training-progress")
+    chart = gr.Plot(show_label=False, elem_classes=["alice-chart"], elem_id="training-live-chart")
+    with gr.Row():
+        with gr.Column(scale=3):
+            heatmap = gr.Plot(show_label=False, elem_classes=["alice-chart"], elem_id="training-heatmap")
+            summary = gr.Markdown(elem_id="training-eval-summary")
+        with gr.Column(scale=2):
+            adapter = gr.Markdown(elem_id="training-adapter")
+            pack = gr.Button("Download adapter (.zip)")
+            download = gr.File(label="Adapter", interactive=False)
     runs = gr.Dataframe(headers=fmt.RUN_COLUMNS, interactive=False, label="Runs")
-    evals = gr.Dataframe(headers=["family", "level", "before", "after", "change (points)"], interactive=False,
-                         label="Held-out evaluation of the shown run")
     timer = gr.Timer(POLL_SECONDS)
 
-    form = [mode, feed, model, steps, learning_rate, generations, beta, temperature, max_len, lora_rank, eval_n]
-    poll = dict(fn=partial(progress, services), inputs=[run_id], outputs=[live, runs, evals])
-    timer.tick(**poll, api_name="training_progress", show_progress="hidden")
-    start_button.click(partial(start, services), [password, *form], status, api_name="start_training").then(
-        **poll, api_name="start_training_progress", api_visibility="private")
-    stop_button.click(partial(stop, services), [password], status, api_name="stop_training").then(
-        **poll, api_name="stop_training_progress", api_visibility="private")
-    resume_button.click(partial(resume, services), [password, run_id], status, api_name="resume_training").then(
-        **poll, api_name="resume_training_progress", api_visibility="private")
-    return poll
+    form = [mode, feed, model, steps, *advanced]
+    refresh = dict(fn=partial(poll, services), inputs=[run_id], outputs=[live, chart, runs, heatmap, summary, adapter])
+    estimate = dict(fn=partial(expected_time, services), inputs=form, outputs=expected)
+    timer.tick(**refresh, api_name="training_progress", show_progress="hidden")
+    gr.on([box.change for box in form], **estimate, api_name="expected_time", show_progress="hidden")
+    for button, fn, sources, name in ((start_button, bind(start, services), [password, *form], "start_training"),
+                                      (stop_button, bind(stop, services), [password], "stop_training"),
+                                      (resume_button, bind(resume, services), [password, run_id], "resume_training")):
+        button.click(fn, sources, status, api_name=name).then(**refresh, api_name=f"{name}_progress",
+                                                              api_visibility="private")
+    pack.click(partial(download_adapter, services), [run_id], [download, status], api_name="download_adapter")
+    return {"refresh": refresh, "estimate": estimate}

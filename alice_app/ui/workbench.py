@@ -29,8 +29,11 @@ def build_app(services) -> gr.Blocks:
             with gr.Tab("Charts", id="charts") as charts_tab_block:
                 charts_refresh = charts_tab.build(services)
         # Each tab reloads from the database when opened, so it shows what other sessions changed.
-        for tab, refresh, name in ((bank_tab, bank_refresh, "bank"), (curriculum_tab, curriculum_refresh, "curriculum"),
-                                   (training_tab, training_refresh, "training"), (charts_tab_block, charts_refresh, "charts")):
+        opened = ((bank_tab, bank_refresh["refresh"], "bank"), (bank_tab, bank_refresh["map"], "bank_map"),
+                  (curriculum_tab, curriculum_refresh, "curriculum"), (training_tab, training_refresh["refresh"], "training"),
+                  (training_tab, training_refresh["estimate"], "training_estimate"),
+                  (charts_tab_block, charts_refresh, "charts"))
+        for tab, refresh, name in opened:
             tab.select(**refresh, api_name=f"open_{name}_tab", api_visibility="private")
         demo.load(**curriculum_refresh, api_name="load_curriculum", api_visibility="private")
     return demo

@@ -1,9 +1,15 @@
 """Failure-bank tab handlers on a real temporary SQLite bank."""
 import json
-from alice_app.ui import bank
+from types import SimpleNamespace
+
+import pytest
+
+from alice_app.tasks.registry import generate_task
+from alice_app.ui import bank, exports
 from alice_app.ui import inputs
 
-NO_FILTER = [inputs.ALL, inputs.ALL, inputs.ALL, "", inputs.ALL, "", "", ""]  # family .. search
+NO_FILTER = [inputs.ALL, inputs.ALL, inputs.ALL, "", inputs.ALL, "", "", "", bank.NOT_TRAINING]  # family .. source
+REQUEST = SimpleNamespace(client=SimpleNamespace(host="203.0.113.9"))
 
 
 def search(services, *filters, page=1, page_size=25):
@@ -11,21 +17,32 @@ def search(services, *filters, page=1, page_size=25):
 
 
 def test_query_filters_map_the_form():
-    filters = bank.query_filters("neg", inputs.ALL, "format", " Review ", "unrepaired", "2026-11-01", "", " seven ")
+    filters = bank.query_filters("neg", inputs.ALL, "format", " Review ", "unrepaired", "2026-11-01", "", " seven ",
+                                 inputs.ALL)
     assert filters == {"family": "neg", "level": None, "mode": "format", "tag": "review", "repaired": False,
-                       "since": "2026-11-01", "until": None, "search": "seven"}
+                       "since": "2026-11-01", "until": None, "search": "seven", "source": None}
+    assert bank.query_filters(*NO_FILTER, known_sources=["hunt", "train"])["source"] == ["hunt"]
 
 
 def test_search_paginates_server_side(services, add_failures):
     add_failures(services, 30)
     rows, info, page = search(services, page=2, page_size=25)
-    assert len(rows) == 5 and page == 2 and info == "Page 2 of 2 · 30 failures"
+    assert len(rows) == 5 and page == "2" and info == "Page 2 of 2 · 30 failures"
 
 
 def test_search_clamps_a_page_past_the_end(services, add_failures):
     add_failures(services, 3)
-    rows, info, page = search(services, page=9)
-    assert page == 1 and len(rows) == 3
+    for typed in (9, "1e20", "inf", "abc", "-5"):  # issue 14: none of these may end in a generic error
+        rows, info, page = search(services, page=typed)
+        assert page == "1" and len(rows) == 3
+
+
+def test_search_reports_bad_text_with_a_message(services, add_failures):
+    add_failures(services, 1)
+    _, message, _ = search(services, *NO_FILTER[:7], "a\x00b", bank.NOT_TRAINING)
+    assert "control character" in message
+    _, message, _ = search(services, *NO_FILTER[:7], "x" * 600, bank.NOT_TRAINING)
+    assert "limited to 500" in message
 
 
 def test_search_filters_by_family_and_reports_bad_dates(services, add_failures):
@@ -33,40 +50,62 @@ def test_search_filters_by_family_and_reports_bad_dates(services, add_failures):
     add_failures(services, 1, family="false_claim")
     rows, _, _ = search(services, "false_claim", *NO_FILTER[1:])
     assert [r[1] for r in rows] == ["false_claim"]
-    table, message, page = search(services, inputs.ALL, inputs.ALL, inputs.ALL, "", inputs.ALL, "yesterday", "", "")
+    table, message, page = search(services, *NO_FILTER[:5], "yesterday", "", "", bank.NOT_TRAINING)
     assert "YYYY-MM-DD" in message
 
 
-def test_open_failure(services, add_failures):
+def test_training_failures_stay_out_of_the_default_view(services, add_failures):  # bug 7
+    add_failures(services, 2)
+    task = generate_task("negation_arithmetic", "easy", 99)
+    services.bank.record(task, "junk", services.verifier.verify(task, "junk"), source="train")
+    assert search(services)[1].endswith("2 failures")
+    assert search(services, *NO_FILTER[:8], inputs.ALL)[1].endswith("3 failures")
+    assert search(services, *NO_FILTER[:8], "train")[1].endswith("1 failure")
+    assert "train" in bank.source_choices([]) and bank.source_choices([])[0] == bank.NOT_TRAINING
+
+
+def test_only_training_failures_show_an_empty_default_view(services):
+    task = generate_task("negation_arithmetic", "easy", 99)
+    services.bank.record(task, "junk", services.verifier.verify(task, "junk"), source="train")
+    assert search(services)[1].endswith("0 failures")
+
+
+def test_open_failure_leaves_the_tags_box_alone(services, add_failures):  # bug 8
     [failure_id] = add_failures(services, 1)
-    detail, notes, tags = bank.open_failure(services, failure_id)
-    assert f"Failure #{failure_id}" in detail and notes == "" and tags == ""
+    services.bank.add_tags([failure_id], ["keep", "drop"])
+    out = bank.open_failure(services, failure_id)
+    assert len(out) == 2 and f"Failure #{failure_id}" in out[0] and "`keep`" in out[0] and out[1] == ""
     assert "no failure #999" in bank.open_failure(services, 999)[0]
+    assert "not an id" in bank.open_failure(services, "99999999999999999999")[0]
 
 
 def test_tags_round_trip_and_bulk(services, add_failures):
     ids = add_failures(services, 4)
-    assert "Added review to 3 failures" in bank.change_tags(services, f"{ids[0]}-{ids[2]}", "Review", None)
+    assert "Added review to 3 failures" in bank.change_tags(services, f"{ids[0]}-{ids[2]}", "Review", None, "")
     assert services.bank.query(tag="review").total == 3
-    assert "Removed" in bank.change_tags(services, "", "review", ids[0], remove=True)
+    assert "Removed" in bank.change_tags(services, "", "review", ids[0], "", remove=True)
     assert services.bank.get(ids[0])["tags"] == []
-    assert "not a failure id" in bank.change_tags(services, "1, x", "t", None)
-    assert "at least one tag" in bank.change_tags(services, str(ids[0]), " , ", None)
+    assert "not a failure id" in bank.change_tags(services, "1, x", "t", None, "")
+    assert "at least one tag" in bank.change_tags(services, str(ids[0]), " , ", None, "")
+    assert "at most 64 characters" in bank.change_tags(services, str(ids[0]), "x" * 65, None, "")
+    assert "At most 10,000" in bank.change_tags(services, "1-1000000000", "t", None, "")
 
 
 def test_notes_persist(services, add_failures):
     [failure_id] = add_failures(services, 1)
-    assert "saved" in bank.save_notes(services, failure_id, "echoes the distractor")
+    assert "saved" in bank.save_notes(services, failure_id, "echoes the distractor", "")
     assert services.bank.get(failure_id)["notes"] == "echoes the distractor"
-    assert "Open a failure" in bank.save_notes(services, None, "x")
+    assert "Open a failure" in bank.save_notes(services, None, "x", "")
 
 
-def test_mark_repaired(services, add_failures):
+def test_mark_repaired_counts_only_rows_that_exist(services, add_failures):  # bug 5
     ids = add_failures(services, 2)
-    assert "Marked 2 failures as repaired" in bank.mark_repaired(services, ",".join(map(str, ids)), None)
+    assert bank.mark_repaired(services, ",".join(map(str, ids)), None, "") == "Marked 2 failures as repaired."
     assert services.bank.query(repaired=True).total == 2
-    bank.mark_repaired(services, "", ids[0], repaired=False)
+    bank.mark_repaired(services, "", ids[0], "", repaired=False)
     assert services.bank.get(ids[0])["repaired"] is False
+    assert bank.mark_repaired(services, "99", None, "") == "⚠ No failure with that id exists; nothing was marked."
+    assert "(1 of the ids given do not exist)" in bank.mark_repaired(services, f"{ids[0]}, 99", None, "")
 
 
 def test_delete_needs_confirmation(services, add_failures):
@@ -77,11 +116,27 @@ def test_delete_needs_confirmation(services, add_failures):
     assert services.bank.get(ids[0]) is None
 
 
-def test_delete_needs_the_admin_password_when_set(admin_services, add_failures):
+def test_every_bank_write_needs_the_admin_password_when_set(admin_services, add_failures):  # issue 14.5
     [failure_id] = add_failures(admin_services, 1)
-    assert "admin password" in bank.delete(admin_services, str(failure_id), None, True, "guess")
-    assert admin_services.bank.get(failure_id) is not None
-    assert "Deleted 1" in bank.delete(admin_services, str(failure_id), None, True, "pw")
+    one = str(failure_id)
+    writes = [
+        lambda pw, rq: bank.change_tags(admin_services, one, "t", None, pw, rq),
+        lambda pw, rq: bank.change_tags(admin_services, one, "t", None, pw, rq, remove=True),
+        lambda pw, rq: bank.save_notes(admin_services, failure_id, "n", pw, rq),
+        lambda pw, rq: bank.mark_repaired(admin_services, one, None, pw, rq),
+        lambda pw, rq: bank.mark_repaired(admin_services, one, None, pw, rq, repaired=False),
+        lambda pw, rq: bank.delete(admin_services, one, None, True, pw, rq),
+    ]
+    for i, write in enumerate(writes):
+        assert "needs the admin password" in write("guess", SimpleNamespace(client=SimpleNamespace(host=f"10.0.0.{i}")))
+    row = admin_services.bank.get(failure_id)
+    assert (row["tags"], row["notes"], row["repaired"]) == ([], "", False)
+    for _ in range(5):
+        writes[0]("guess", REQUEST)
+    assert "Too many wrong admin passwords" in writes[0]("pw", REQUEST)  # rate-limited, even when right
+    other = SimpleNamespace(client=SimpleNamespace(host="198.51.100.1"))
+    assert "Added t" in bank.change_tags(admin_services, one, "t", None, "pw", other)
+    assert "Deleted 1" in bank.delete(admin_services, one, None, True, "pw", other)
 
 
 def test_export_jsonl_follows_the_filter(services, add_failures):
@@ -92,25 +147,27 @@ def test_export_jsonl_follows_the_filter(services, add_failures):
     assert len(rows) == 2 and {r["family"] for r in rows} == {"false_claim"} and "2 failures" in message
 
 
-def test_export_dpo_uses_training_or_says_it_is_missing(services, add_failures):
+def test_export_dpo_writes_pairs(services, add_failures):
     add_failures(services, 2)
-    path, message = bank.export_dpo(services)
-    if bank.dpo_exporter() is None:
-        assert path is None and "not available" in message
-    else:
-        lines = [json.loads(line) for line in open(path, encoding="utf-8")]
-        assert lines and {"prompt", "chosen", "rejected"} <= set(lines[0])
+    path, message = exports.export_dpo(services)
+    lines = [json.loads(line) for line in open(path, encoding="utf-8")]
+    assert lines and {"prompt", "chosen", "rejected"} <= set(lines[0]) and "DPO pairs" in message
 
 
 def test_exports_get_private_folders_and_old_ones_are_removed():
     import os
     import time
 
-    first = bank.export_path("failures.jsonl")
+    first = exports.export_path("failures.jsonl")
     first.write_text("{}\n")
-    second = bank.export_path("failures.jsonl")
+    second = exports.export_path("failures.jsonl")
     assert first.parent != second.parent and first.parent.parent == second.parent.parent
-    day_old = time.time() - bank.EXPORTS_KEPT_SECONDS - 60
+    day_old = time.time() - exports.EXPORTS_KEPT_SECONDS - 60
     os.utime(first.parent, (day_old, day_old))
-    bank.export_path("dpo_pairs.jsonl")
+    exports.export_path("dpo_pairs.jsonl")
     assert not first.parent.exists() and second.parent.exists()
+
+
+@pytest.mark.parametrize("ids", ["1-30000000", "1-1000000000"])
+def test_huge_id_ranges_are_refused_before_expanding(services, ids):
+    assert "At most 10,000" in bank.mark_repaired(services, ids, None, "")

@@ -24,15 +24,17 @@ def test_new_episode_shows_the_task(services):
     out = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)
     session, task_md = out[OUT.session], out[OUT.task]
     assert session.observation is not None and "negation_arithmetic" in task_md
-    assert session.observation.prompt.splitlines()[0] in task_md and "turn 1 of 5" in task_md
+    assert "turn 1 of 5" in task_md
+    chat = out[OUT.chat]
+    assert len(chat) == 1 and session.observation.prompt.splitlines()[0] in chat[0]["content"]
 
 
 def test_correct_answer_solves_at_turn_one(services):
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
     answer = session.env.state["task"]["answer"]
     out = play(services, session, f"Answer: {answer}")
-    assert "✓ correct" in out[OUT.verdict] and "Solved" in out[OUT.status]
-    assert out[OUT.history][0][4] == "✓" and "Reward" in out[OUT.reward]
+    assert "Solved" in out[OUT.status] and out[OUT.answer_box] == ""
+    assert "✓ correct" in out[OUT.chat][1]["content"] and "Solved at turn 1" in out[OUT.chat][-1]["content"]
     assert "over" in play(services, session, "Answer: 1")[OUT.status]  # a finished episode takes no more answers
 
 
@@ -41,16 +43,45 @@ def test_five_wrong_answers_end_the_episode_and_bank_it(services):
     wrong = f"Answer: {int(session.env.state['task']['answer']) + 1000}"
     for turn in range(1, 6):
         out = play(services, session, wrong)
-        assert len(out[OUT.history]) == turn and "✗ wrong" in out[OUT.verdict]
-    assert "Not solved after 5 turns" in out[OUT.status]
-    assert services.bank.query(family="negation_arithmetic").total == 1  # banked by the environment
+        answers = [m for m in out[OUT.chat] if m["role"] == "assistant"]
+        assert len(answers) == turn and "✗ wrong" in answers[-1]["content"]
+        assert f"turn {turn + 1} of 5" in out[OUT.task] or turn == 5
+    assert "Not solved after 5 turns" in out[OUT.status] and "finished" in out[OUT.task]
+    page = services.bank.query(family="negation_arithmetic")
+    assert page.total == 1 and page.rows[0]["source"] == "manual"  # bug 7: hand-played is not "hunt"
 
 
-def test_guidance_shows_hint_before_turn_four(services):
+def test_the_running_total_sums_the_turn_rewards(services):
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", 12, episode.CHOSEN)[OUT.session]
-    for _ in range(3):
+    for _ in range(2):
         out = play(services, session, "Answer: 99999")
-    assert "Next: hint" in out[OUT.guidance] and session.env.state["task"]["hint"] in out[OUT.guidance]
+    total = sum(session.env.state["rewards"])
+    assert f"episode total **{total:+.3f}**" in out[OUT.task]
+
+
+def test_a_seed_beyond_the_sqlite_range_is_refused_with_the_bound(services):  # bug 1
+    for seed in ("9223372036854775808", "18446744073709551616", "-1", "1e5", "７"):
+        out = episode.new_episode(services, None, "negation_arithmetic", "easy", seed, episode.CHOSEN)
+        assert out[OUT.status].startswith("⚠ Seed") and "9223372036854775807" in out[OUT.status]
+        assert out[OUT.session] is None
+    out = episode.new_episode(services, None, "negation_arithmetic", "easy", "9223372036854775807", episode.CHOSEN)
+    assert out[OUT.session].env.state["task"]["seed"] == 2**63 - 1
+    for _ in range(5):  # the largest seed plays to the end and is banked (it was lost at 2^63)
+        out = play(services, out[OUT.session], "Answer: 99999")
+    assert services.bank.query().rows[0]["seed"] == 2**63 - 1
+
+
+def test_a_failure_is_labelled_by_its_unaided_first_attempt(services):  # bug 9
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 3, episode.CHOSEN)[OUT.session]
+    task = session.env.state["task"]
+    distractor = task["metadata"]["distractors"][0]
+    out = play(services, session, f"Answer: {distractor}")
+    for _ in range(4):
+        out = play(services, session, "Answer: 99999")
+    row = services.bank.get(session.env.state["failure_id"])
+    assert row["mode"] == "distractor_echo" and row["response"] == f"Answer: {distractor}"
+    badges = [m["content"] for m in out[OUT.chat] if m["role"] == "assistant"]
+    assert "mode `distractor_echo`" in badges[0] and all("mode `distractor_echo`" not in b for b in badges[1:])
 
 
 def test_answer_needs_an_episode_and_text(services):
@@ -60,6 +91,14 @@ def test_answer_needs_an_episode_and_text(services):
     assert session.env.state["history"] == []  # nothing was recorded
 
 
+def test_the_box_is_emptied_with_the_judged_answer(services):  # bug 8: Enter then Submit played twice
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    out = play(services, session, "Answer: 99999")
+    assert out[OUT.answer_box] == ""  # the same update that shows turn 1 empties the box
+    again = play(services, session, out[OUT.answer_box])
+    assert "Type an answer" in again[OUT.status] and len(session.env.state["history"]) == 1
+
+
 def test_bad_form_keeps_the_current_episode(services):
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
     out = episode.new_episode(services, session, None, "easy", 5, episode.CHOSEN)
@@ -67,13 +106,28 @@ def test_bad_form_keeps_the_current_episode(services):
     assert "negation_arithmetic" in out[OUT.task]
 
 
-def test_manual_banking(services):
+def test_manual_banking_of_a_solved_episode_with_a_wrong_start(services):
     session = episode.new_episode(services, None, "false_claim", "easy", 3, episode.CHOSEN)[OUT.session]
     assert "Nothing to bank" in episode.bank_episode(services, session)[OUT.status]
     play(services, session, "Answer: 99999")
+    assert "Finish the episode" in episode.bank_episode(services, session)[OUT.status]
+    play(services, session, f"Answer: {session.env.state['task']['answer']}")
     status = episode.bank_episode(services, session)[OUT.status]
     failure_id = int(status.rsplit("#", 1)[1].rstrip("."))
-    assert services.bank.get(failure_id)["source"] == "manual"
+    row = services.bank.get(failure_id)
+    assert row["source"] == "manual" and row["response"] == "Answer: 99999" and len(row["history"]) == 2
+    assert "already in the failure bank as failure #" in episode.bank_episode(services, session)[OUT.status]
+    assert services.bank.get(failure_id)["times_seen"] == 1
+
+
+def test_banking_an_episode_the_environment_banked_adds_nothing(services):  # bug 4
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 8, episode.CHOSEN)[OUT.session]
+    for _ in range(5):
+        play(services, session, "Answer: 99999")
+    banked = session.env.state["failure_id"]
+    status = episode.bank_episode(services, session)[OUT.status]
+    assert status == f"This episode is already in the failure bank as failure #{banked}."
+    assert services.bank.get(banked)["times_seen"] == 1 and services.bank.query().total == 1
 
 
 def test_sessions_are_independent(services):
@@ -110,9 +164,29 @@ def test_model_answer_streams_the_text_then_judges_the_whole_answer(services, mo
     assert [turn["response"] for turn in session.env.state["history"]] == ["Answer: 14"]
 
 
+def test_auto_play_lets_the_model_play_every_turn(services, monkeypatch):
+    class FixedPolicy:
+        def generate(self, batch, n=1, temperature=0.0, max_tokens=64):
+            return [["Answer: 99999"]]
+
+    monkeypatch.setattr(type(services), "policy", property(lambda self: FixedPolicy()), raising=False)
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    steps = list(episode.auto_play(services, session))
+    assert len(session.env.state["history"]) == 5 and "Not solved" in steps[-1][OUT.status]
+    assert "the model (" in steps[-1][OUT.task]
+
+
 @pytest.mark.slow
 def test_model_answer_with_the_embedded_model(services):
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
     steps = list(episode.model_answer(services, session))
     assert len(steps) >= 3 and "Model answered" in steps[-1][OUT.status]  # streamed: several partial steps
     assert len(session.env.state["history"]) == 1
+
+
+@pytest.mark.slow
+def test_auto_play_with_the_embedded_model(services):
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    list(episode.auto_play(services, session))
+    state = session.env.state
+    assert state["done"] and (state["solved"] or state["failure_id"])

@@ -16,36 +16,12 @@ def observation(**changes):
     return SimpleNamespace(**{**base, **changes})
 
 
-def test_task_card_shows_prompt_and_next_turn():
-    text = fmt.format_task(observation())
-    assert "If the result is NOT 14" in text and "turn 2 of 5 (feedback)" in text
-    assert "finished" in fmt.format_task(observation(done=True))
-    assert "New episode" in fmt.format_task(None)
-
-
-def test_task_card_reads_dict_observations_too():
-    assert "negation_arithmetic" in fmt.format_task(vars(observation()))
-
-
 def test_verdict_shows_every_field():
     text = fmt.format_verdict(VERDICT)
     assert "✗ wrong" in text and "0.90" in text and "tier 1" in text and "`14`" in text and "ignore" in text
     assert "✓ correct" in fmt.format_verdict({**VERDICT, "is_correct": True})
     assert "no answer extracted" in fmt.format_verdict({**VERDICT, "extracted": None})
     assert "No answer" in fmt.format_verdict(None)
-
-
-def test_reward_lists_components_and_accepts_bare_numbers():
-    text = fmt.format_reward({"total": 0.75, "components": {"correctness": 1.0, "turn": -0.25}})
-    assert "+0.750" in text and "| correctness | +1.000 |" in text and "| turn | -0.250 |" in text
-    assert fmt.format_reward(0.5) == "**Reward +0.500**"
-    assert "No reward" in fmt.format_reward(None)
-
-
-def test_guidance_shows_environment_message_and_hint():
-    text = fmt.format_guidance(observation(kind="hint", hint="The NOT-clause names a value to ignore."))
-    assert "Next: hint" in text and "Try again" in text and "**Hint:** The NOT-clause" in text
-    assert fmt.format_guidance(observation(done=True)) == ""
 
 
 def test_answer_key_and_escaping():
@@ -58,13 +34,6 @@ def test_outcome_names_the_banked_failure():
     assert "Solved" in fmt.format_outcome(observation(done=True, info={"solved": True}, turn=2))
     text = fmt.format_outcome(observation(done=True, info={"solved": False, "failure_id": 12}))
     assert "failure bank" in text and "#12" in text
-
-
-def test_history_rows():
-    turn = {"index": 2, "kind": "feedback", "prompt": "You answered 14. Try again.", "response": "Answer: 14",
-            "verdict": VERDICT, "reward": {"total": -0.5, "components": {"correctness": 0.0, "repetition": -0.2}}}
-    assert fmt.history_rows([turn]) == [[2, "feedback", "You answered 14. Try again.", "Answer: 14", "✗", 0.9, 1,
-                                         VERDICT["feedback"], -0.5, "correctness +0.00, repetition -0.20"]]
 
 
 def test_failure_rows_and_detail():

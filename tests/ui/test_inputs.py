@@ -33,13 +33,6 @@ def test_filter_helpers():
     assert inputs.parse_repaired(inputs.ALL) is None
 
 
-def test_check_admin():
-    inputs.check_admin(None, None)
-    inputs.check_admin("s3cret", "s3cret")
-    with pytest.raises(PermissionError, match="admin password"):
-        inputs.check_admin("s3cret", "wrong")
-
-
 def test_optional_id_treats_an_empty_number_box_as_blank():
     assert inputs.optional_id(0) is None and inputs.optional_id(None) is None and inputs.optional_id("") is None
     assert inputs.optional_id(7.0) == 7 and inputs.optional_id(" 12 ") == 12
@@ -51,3 +44,46 @@ def test_parse_seed():
     assert inputs.parse_seed(" 0 ") == 0 and inputs.parse_seed("") is None and inputs.parse_seed(None) is None
     with pytest.raises(ValueError, match="whole number"):
         inputs.parse_seed("seven")
+
+
+@pytest.mark.parametrize("text", ["9223372036854775808", "18446744073709551616", "-1", "seven", "1e5", "７", "inf"])
+def test_parse_seed_refuses_what_sqlite_cannot_hold(text):  # issue 12 bug 1
+    with pytest.raises(ValueError, match="9223372036854775807"):
+        inputs.parse_seed(text)
+    assert inputs.parse_seed("9223372036854775807") == 2**63 - 1
+
+
+@pytest.mark.parametrize("value, message", [
+    ("", "is blank"), (None, "is blank"), ("abc", "is not a number"), ("inf", "not a finite number"),
+    ("nan", "not a finite number"), ("1e400", "not a finite number"), ("2.5", "whole number"),
+    ("1e20", "between 1 and 1,000"), ("0", "between 1 and 1,000"),
+])
+def test_parse_number_names_the_box(value, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        inputs.parse_number("Window (answers)", value, whole=True, low=1, high=1000)
+    assert str(caught.value).startswith("Window (answers)")
+    assert inputs.parse_number("Beta", " 0.25 ", low=0) == 0.25
+
+
+def test_page_numbers_never_overflow():
+    assert inputs.parse_page("1e20") == inputs.MAX_PAGE and inputs.parse_page("abc") == 1
+    assert inputs.parse_page("-3") == 1 and inputs.parse_page(4.0) == 4 and inputs.parse_page(None) == 1
+
+
+def test_ids_and_tags_have_bounds():
+    with pytest.raises(ValueError, match="At most"):
+        inputs.parse_ids("1-1000000000")  # refused before the range is expanded (issue 14.4)
+    with pytest.raises(ValueError, match="above"):
+        inputs.parse_ids("9223372036854775808-9223372036854775809")
+    with pytest.raises(ValueError, match="not an id"):
+        inputs.optional_id("99999999999999999999")
+    with pytest.raises(ValueError, match="at most 64 characters"):
+        inputs.parse_tags("x" * 65)
+
+
+def test_search_text_refuses_control_characters_and_huge_text():
+    assert inputs.parse_search("  negation ") == "negation" and inputs.parse_search("") is None
+    with pytest.raises(ValueError, match="control character"):
+        inputs.parse_search("a\x00b")
+    with pytest.raises(ValueError, match="limited to 500"):
+        inputs.parse_search("a" * 501)

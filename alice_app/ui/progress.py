@@ -1,0 +1,153 @@
+"""Pure functions for the Training tab: the phase bar, a truthful ETA from measured step times,
+the expected time of a run before it starts, and the before/after summary.
+
+Every estimate says what it is computed from; nothing here guesses a number it cannot back.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from statistics import mean
+from typing import Any, Mapping, Sequence
+
+from alice_app.ui.formatting import flatten_metrics, format_duration
+
+PHASES = (("loading", "loading the model"), ("eval-before", "before-evaluation"), ("training", "training steps"),
+          ("eval-after", "after-evaluation"))
+ACTIVE = ("queued", "running", "stopping")
+# Used only until this machine has measured a run: the 2-core CPU figures of docs/training.md
+# (embedded SmolLM2-135M, LoRA, 4 completions of <= 48 tokens).
+DEFAULT_STEP_S = 8.5
+DEFAULT_SETUP_S = 20.0
+SECONDS_PER_EVAL_ANSWER = 0.4
+
+
+def step_times(metrics: Sequence[Mapping[str, Any]]) -> list[float]:
+    times = [flatten_metrics(m).get("step_time") for m in metrics]
+    return [float(t) for t in times if isinstance(t, (int, float)) and t >= 0]
+
+
+def seconds_between(start: Any, end: Any) -> float | None:
+    try:
+        first = dt.datetime.fromisoformat(str(start).replace("Z", "+00:00"))
+        last = dt.datetime.fromisoformat(str(end).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0.0, (last - first).total_seconds())
+
+
+def setup_seconds(run: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]) -> float | None:
+    """Loading plus before-evaluation, measured: from the run's start to its first step's end,
+    minus that step's own time."""
+    if not run.get("started_at") or not metrics:
+        return None
+    elapsed = seconds_between(run["started_at"], metrics[0].get("ts"))
+    first = step_times(metrics[:1])
+    return None if elapsed is None else max(0.0, elapsed - (first[0] if first else 0.0))
+
+
+def eta_seconds(run: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]) -> float | None:
+    """Remaining steps × the mean measured step time, plus an after-evaluation as long as the
+    measured loading + before-evaluation (an upper bound); None before the first step."""
+    times = step_times(metrics)
+    step, total = int(run.get("step") or 0), int(run.get("total") or 0)
+    if not times or not total:
+        return None
+    after = 0.0
+    if int((run.get("config") or {}).get("eval_n_per_cell", 0) or 0) > 0:
+        after = setup_seconds(run, metrics) or 0.0
+    return max(0, total - step) * mean(times) + after
+
+
+def phase_bar(run: Mapping[str, Any], phase: str | None) -> str:
+    """"✓ loading the model → ✓ before-evaluation → ▶ training steps 3/40 [███░░░░] → after-evaluation"."""
+    names = [name for name, _ in PHASES]
+    step, total = int(run.get("step") or 0), int(run.get("total") or 0)
+    current = names.index(phase) if phase in names else (2 if step else 0)
+    finished = run.get("status") == "completed"
+    parts = []
+    for index, (name, label) in enumerate(PHASES):
+        if name == "training" and total:
+            filled = round(10 * step / total)
+            label += f" {step}/{total} [{'█' * filled}{'░' * (10 - filled)}]"
+        mark = "✓ " if finished or index < current else ("▶ " if index == current and
+                                                         run.get("status") in ACTIVE else "")
+        parts.append(f"{mark}{label}")
+    return " → ".join(parts)
+
+
+def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, Any]], phase: str | None) -> str:
+    """The progress panel: run, status, the phase bar, the ETA and what it is computed from."""
+    if not run:
+        return "_No training run yet. Choose a mode and steps, then press **Start**._"
+    lines = [f"**Run #{run.get('id')}** · {run.get('kind')} · **{run.get('status')}**", phase_bar(run, phase)]
+    if run.get("status") in ACTIVE:
+        eta = eta_seconds(run, metrics)
+        times = step_times(metrics)
+        lines.append(f"ETA **{format_duration(eta)}** (mean measured step {mean(times):.1f} s over {len(times)} "
+                     "steps, plus an after-evaluation as long as the loading and before-evaluation)"
+                     if eta is not None else "ETA: after the first step (it is computed from measured step times).")
+    if run.get("error"):
+        lines.append(f"⚠ {run['error']}")
+    latest = flatten_metrics(metrics[-1]) if metrics else {}
+    shown = {k: latest[k] for k in ("reward", "accuracy", "frac_reward_zero_std", "loss", "step_time")
+             if isinstance(latest.get(k), (int, float))}
+    if shown:
+        lines.append("Last step: " + " · ".join(f"{k} {v:.4g}" for k, v in shown.items()))
+    return "\n\n".join(lines)
+
+
+def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of) -> tuple[float, float, str]:
+    """(seconds per step, setup seconds, where they come from): the newest run with measured steps,
+    else the documented CPU figures."""
+    for run in runs:
+        metrics = metrics_of(run["id"])
+        times = step_times(metrics)
+        if times:
+            setup = setup_seconds(run, metrics)
+            return mean(times), DEFAULT_SETUP_S if setup is None else setup, f"measured in run #{run['id']}"
+    return DEFAULT_STEP_S, DEFAULT_SETUP_S, "the documented 2-core CPU figures (no run measured here yet)"
+
+
+def format_expected(steps: int, eval_n: int, cells: int, step_s: float, setup_s: float, source: str) -> str:
+    """The warning shown before Start: how long the run should take on this machine."""
+    evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
+    total = setup_s + steps * step_s + evaluation
+    return (f"⏱ Expected: about **{format_duration(total)}**: {steps} steps × {step_s:.1f} s, "
+            f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "
+            f"({eval_n} tasks × {cells} family × level cells); from {source}. The workbench stays usable meanwhile.")
+
+
+def format_eval_summary(run: Mapping[str, Any] | None, evals: Mapping[str, Any]) -> str:
+    """One line under the heatmap: mean accuracy before → after, or why there is no "after"."""
+    if not run:
+        return ""
+    before, after = _cells(evals.get("before")), _cells(evals.get("after"))
+    if before and after:
+        shared = sorted(set(before) & set(after))
+        b, a = mean(before[c] for c in shared), mean(after[c] for c in shared)
+        better = sum(after[c] > before[c] for c in shared)
+        worse = sum(after[c] < before[c] for c in shared)
+        return (f"Mean held-out accuracy **{100 * b:.0f}% → {100 * a:.0f}%** ({100 * (a - b):+.1f} points) over "
+                f"{len(shared)} family × level cells: {better} better, {worse} worse.")
+    if not before and not after:
+        return "_This run stores no held-out evaluation (held-out tasks per cell was 0)._"
+    status = run.get("status")
+    why = {"stopped": f"it was stopped at step {run.get('step')}/{run.get('total')}, and the after-evaluation runs "
+                      "only when training completes",
+           "failed": f"it failed ({run.get('error') or 'no error recorded'})",
+           }.get(status, "it has not finished yet")
+    return f"Run #{run.get('id')} has a before-evaluation but no after-evaluation: {why}."
+
+
+def accuracy_table(table: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:
+    """``{family: {level: accuracy}}`` from a stored evaluation (a bare table, or a report with an
+    "accuracy" key)."""
+    table = table or {}
+    if isinstance(table.get("accuracy"), Mapping):
+        table = table["accuracy"]
+    return {f: {lv: float(v) for lv, v in levels.items() if isinstance(v, (int, float))}
+            for f, levels in table.items() if isinstance(levels, Mapping)}
+
+
+def _cells(table: Mapping[str, Any] | None) -> dict[tuple[str, str], float]:
+    return {(f, lv): v for f, levels in accuracy_table(table).items() for lv, v in levels.items()}

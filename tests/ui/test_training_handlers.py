@@ -1,0 +1,121 @@
+"""Training and Charts tab handlers on real Services (no model is loaded here)."""
+from types import SimpleNamespace
+
+import pytest
+
+from alice_app.types import FAILURE_MODES
+from alice_app.ui import charts_tab, failure_map, training
+
+REQUEST = SimpleNamespace(client=SimpleNamespace(host="192.0.2.7"))
+
+
+def form(services, steps="2", **changes):
+    values = {"mode": "grpo", "feed": "coevolve", "model": services.settings.model_name, "steps": steps,
+              "learning_rate": "1e-4", "num_generations": "4", "beta": "0", "temperature": "1",
+              "max_completion_length": "16", "lora_rank": "4", "eval_n_per_cell": "0", **changes}
+    return tuple(values.values())
+
+
+def test_training_start_needs_the_password_and_valid_settings(admin_services):
+    services = admin_services
+    assert "admin password" in training.start(services, "nope", *form(services), request=REQUEST)
+    assert "admin password" in training.stop(services, "nope", request=REQUEST)
+    assert "admin password" in training.resume(services, "nope", "", request=REQUEST)
+    assert services.runs.list() == []
+
+
+@pytest.mark.parametrize("changes, message", [  # issue 14: clear messages, never Gradio's "Error"
+    ({"steps": "0"}, "Steps must be between 1 and 100,000"),
+    ({"steps": "1e9"}, "Steps must be between 1 and 100,000"),
+    ({"steps": "ten"}, "Steps: 'ten' is not a number"),
+    ({"steps": ""}, "Steps is blank"),
+    ({"learning_rate": "inf"}, "Learning rate: 'inf' is not a finite number"),
+    ({"lora_rank": "18446744073709551616"}, "LoRA rank must be between 1 and 256"),
+    ({"model": "./no/such/folder"}, "neither a local model folder"),
+    ({"model": "not a model id"}, "neither a local model folder"),
+])
+def test_a_bad_form_is_refused_before_start_with_the_box_named(services, changes, message):
+    status = training.start(services, "", *form(services, **changes), request=REQUEST)
+    assert status.startswith("⚠") and message in status
+    assert services.runs.list() == []
+    assert message in training.expected_time(services, *form(services, **changes))
+
+
+def test_the_expected_time_is_shown_before_start(services):
+    text = training.expected_time(services, *form(services, steps="40"))
+    assert "Expected: about" in text and "40 steps × 8.5 s" in text and "documented 2-core CPU figures" in text
+    run_id = services.runs.create("grpo", {"steps": 4})
+    services.runs.set_status(run_id, "running")
+    services.runs.add_metrics(run_id, 1, {"step_time": 3.0})
+    services.runs.set_status(run_id, "stopped")
+    assert f"40 steps × 3.0 s" in training.expected_time(services, *form(services, steps="40"))
+    assert f"measured in run #{run_id}" in training.expected_time(services, *form(services, steps="40"))
+
+
+def test_stop_without_a_run(services):
+    assert training.stop(services, "") == "No run is active in this app."
+
+
+def test_poll_reads_runs_metrics_and_evals(services):
+    live, chart, runs, heatmap, summary, adapter = training.poll(services, None)
+    assert "No training run yet" in live and not chart.data and runs == [] and summary == ""
+    run_id = services.runs.create("grpo", {"steps": 4, "eval_n_per_cell": 2})
+    services.runs.set_status(run_id, "running")
+    services.runs.set_progress(run_id, 2, 4)
+    for step in (1, 2):
+        services.runs.add_metrics(run_id, step, {"reward": 0.5 * step, "accuracy": 0.25, "step_time": 10.0})
+    services.runs.save_eval(run_id, "before", {"negation_arithmetic": {"easy": 0.1, "medium": 0.0}})
+    services.runs.set_status(run_id, "stopped")
+    live, chart, runs, heatmap, summary, adapter = training.poll(services, None)
+    assert training.poll(services, 0)[0] == live  # an empty number box arrives as 0
+    assert f"Run #{run_id}" in live and "training steps 2/4" in live and "reward 1" in live
+    assert runs[0][:5] == [run_id, "grpo", "stopped", 2, 4]
+    assert [list(trace.y) for trace in chart.data][:2] == [[0.5, 1.0], [0.25, 0.25]]
+    assert "stopped at step 2/4" in summary and "no after-evaluation" in summary  # says why there is no "after"
+    services.runs.save_eval(run_id, "after", {"negation_arithmetic": {"easy": 0.3, "medium": 0.0}})
+    services.runs.set_checkpoint(run_id, "/tmp/adapter-x")
+    _, _, _, heatmap, summary, adapter = training.poll(services, str(run_id))
+    assert "5% → 15%" in summary and "1 better, 0 worse" in summary
+    assert list(heatmap.data[0].z[0]) == [20.0, 0.0] and heatmap.data[0].text[0][0] == "10% → 30%"
+    assert "eval --adapter /tmp/adapter-x" in adapter
+
+
+def test_adapter_download_packs_the_folder(services, tmp_path):
+    folder = tmp_path / "adapter"
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text("{}")
+    run_id = services.runs.create("grpo", {})
+    assert "no adapter yet" in training.download_adapter(services, str(run_id))[1]
+    services.runs.set_checkpoint(run_id, str(folder))
+    path, message = training.download_adapter(services, str(run_id))
+    assert path.endswith(".zip") and "packed" in message
+    import zipfile
+    assert zipfile.ZipFile(path).namelist() == ["adapter_config.json"]
+
+
+def test_charts_are_empty_states_on_a_new_database(services):
+    figures = charts_tab.figures(services, None)
+    assert len(figures) == 8 and all(not f.data for f in figures)
+
+
+def test_charts_show_the_bank_and_runs(services, add_failures):
+    add_failures(services, 3)
+    run_id = services.runs.create("grpo", {})
+    services.runs.add_metrics(run_id, 1, {"reward": 0.2, "accuracy": 0.5, "frac_reward_zero_std": 0.25})
+    reward, zero_std, by_family, by_mode, _, mode_map, _, _ = charts_tab.figures(services, run_id)
+    assert list(reward.data[0].y) == [0.2] and list(zero_std.data[0].y) == [0.25]
+    assert reward.layout.xaxis.tickformat == "d" and reward.layout.xaxis.dtick == 1  # bug 8: no tick at 1.2
+    assert list(by_family.data[0].x) == ["negation_arithmetic"] and list(by_family.data[0].y) == [3]
+    assert sum(by_mode.data[0].y) == 3 and list(mode_map.data[0].y) == ["negation_arithmetic"]
+
+
+def test_failure_map_counts_and_cell_clicks(services, add_failures):
+    add_failures(services, 3)
+    add_failures(services, 2, family="false_claim")
+    rows = failure_map.map_rows(failure_map.mode_counts(services))
+    assert [r[0] for r in rows] == ["false_claim", "negation_arithmetic"] and [r[-1] for r in rows] == [2, 3]
+    mode = FAILURE_MODES[2]
+    assert failure_map.cell_filters([1, 3], rows[1]) == ("negation_arithmetic", mode)
+    assert failure_map.cell_filters([0, 0], rows[0]) == ("false_claim", "(all)")
+    assert failure_map.cell_filters([0, len(failure_map.COLUMNS) - 1], rows[0]) == ("false_claim", "(all)")
+    assert failure_map.mode_counts(services, level="hard") == []

@@ -43,6 +43,19 @@ class Settings:
     server_name: str = field(default="127.0.0.1", metadata={"help": "GRADIO_SERVER_NAME"})
     server_port: int = field(default=7860, metadata={"help": "GRADIO_SERVER_PORT"})
     max_sessions: int = field(default=64, metadata={"help": "concurrent environment sessions (ALICE_MAX_SESSIONS)"})
+    api_token: str | None = field(
+        default=None, metadata={"help": "if set, the OpenEnv routes need it as a bearer token (ALICE_API_TOKEN)"}
+    )
+    session_idle_s: float = field(
+        default=300.0, metadata={"help": "seconds before an idle server session is closed (ALICE_SESSION_IDLE_S)"}
+    )
+    writes_per_minute: int = field(
+        default=600, metadata={"help": "resets + steps one client may make per minute; 0 = no limit "
+                                       "(ALICE_WRITES_PER_MINUTE)"}
+    )
+    behind_proxy: bool = field(
+        default=False, metadata={"help": "identify clients by the proxy's X-Forwarded-For (ALICE_BEHIND_PROXY)"}
+    )
 
     @property
     def models_dir(self) -> Path:
@@ -63,6 +76,10 @@ class Settings:
             raise ValueError(f"GRADIO_SERVER_PORT must be a TCP port, not {self.server_port}")
         if self.max_sessions < 1:
             raise ValueError("ALICE_MAX_SESSIONS must be at least 1")
+        if not self.session_idle_s > 0:
+            raise ValueError(f"ALICE_SESSION_IDLE_S must be a positive number of seconds, not {self.session_idle_s}")
+        if self.writes_per_minute < 0:
+            raise ValueError(f"ALICE_WRITES_PER_MINUTE must be 0 (no limit) or more, not {self.writes_per_minute}")
         return self
 
     def with_overrides(self, **changes) -> "Settings":
@@ -75,8 +92,11 @@ class Settings:
         try:
             port = int(env.get("GRADIO_SERVER_PORT", "7860"))
             max_sessions = int(env.get("ALICE_MAX_SESSIONS", "64"))
+            writes = int(env.get("ALICE_WRITES_PER_MINUTE", "600"))
+            idle = float(env.get("ALICE_SESSION_IDLE_S", "300"))
         except ValueError as exc:
-            raise ValueError(f"GRADIO_SERVER_PORT and ALICE_MAX_SESSIONS must be integers ({exc})") from None
+            raise ValueError("GRADIO_SERVER_PORT, ALICE_MAX_SESSIONS and ALICE_WRITES_PER_MINUTE must be "
+                             f"integers, ALICE_SESSION_IDLE_S a number ({exc})") from None
         return cls(
             data_dir=data_dir,
             db_path=Path(env.get("ALICE_DB", str(data_dir / "alice.db"))),
@@ -91,4 +111,8 @@ class Settings:
             server_name=env.get("GRADIO_SERVER_NAME", "127.0.0.1"),
             server_port=port,
             max_sessions=max_sessions,
+            api_token=env.get("ALICE_API_TOKEN") or None,
+            session_idle_s=idle,
+            writes_per_minute=writes,
+            behind_proxy=_flag(env.get("ALICE_BEHIND_PROXY")),
         ).validate()

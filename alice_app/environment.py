@@ -85,6 +85,7 @@ class AliceEnvironment:
             raise ValueError(f"unknown task family {family!r}; choose one of: {', '.join(self._families)}")
         rng = Random(seed) if seed is not None else self._rng
         picked_task, picked_mode = self._pick(rng, seed, family, level, mode, task)
+        check_seed(picked_task.seed)  # a hand-made task's seed must fit the bank, checked before any write
         self._episode = new_episode(picked_task)
         self._episode_id = uuid.uuid4().hex
         self._mode = picked_mode
@@ -170,6 +171,10 @@ class AliceEnvironment:
     def _finish(self, episode: Episode) -> dict[str, Any]:
         """Write the episode's outcome. Curriculum and repair count the unaided first attempt
         (a hint-assisted solve says little about the model); the bank counts the episode."""
+        with self._bank.atomic():  # attempts, failure row, curriculum and repair count: all or nothing
+            return self._write_outcome(episode)
+
+    def _write_outcome(self, episode: Episode) -> dict[str, Any]:
         task, first_correct = episode.task, episode.turns[0].verdict.is_correct
         outcome: dict[str, Any] = {"solved": episode.solved, "first_attempt_correct": first_correct}
         if self._mode == "hunt":

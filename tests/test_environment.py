@@ -215,3 +215,31 @@ def test_seed_from_task_id():
 
 def _verdict_for(task, response):
     return VerifierStack().verify(task, response)
+
+
+def test_ending_an_episode_writes_all_of_its_outcome_or_nothing(stores):
+    bank, curriculum = stores
+
+    class FailingBank(FailureBank):  # the disk fails at the last write of the episode
+        def record(self, *args, **kwargs):
+            raise OSError("disk full")
+
+    env = AliceEnvironment(FailingBank(bank.db), curriculum, VerifierStack())
+    env.reset(seed=3, family=FAMILY, level="easy", mode="hunt")
+    for _ in range(4):
+        env.step("Answer: 1001")
+    with pytest.raises(OSError, match="disk full"):
+        env.step("Answer: 1001")
+    assert bank.failure_map() == [] and curriculum.load([FAMILY])[FAMILY].outcomes == ()
+
+
+@pytest.mark.parametrize("seed", [2**63, 10**30])
+def test_a_seed_beyond_the_bound_is_refused_before_anything_is_written(stores, seed):
+    bank, _ = stores
+    env = make_env(stores)
+    with pytest.raises(ValueError, match=r"2\^63 - 1"):
+        env.reset(seed=seed, family=FAMILY, level="easy", mode="hunt")
+    task = generate_task(FAMILY, "easy", 1).to_dict() | {"seed": seed}
+    with pytest.raises(ValueError, match=r"2\^63 - 1"):
+        env.reset(task=task)
+    assert bank.failure_map() == []

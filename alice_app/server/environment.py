@@ -14,6 +14,7 @@ from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import ValidationError
 
 from alice_app.server.episodes import EpisodeRegistry, EpisodeSlot, RequestError
+from alice_app.server.guard import current_client
 from alice_app.server.models import AliceAction, AliceObservation, AliceState, ResetOptions
 
 
@@ -54,16 +55,26 @@ def to_observation(obs: Any, episode_id: str) -> AliceObservation:
     )
 
 
+def public_task(task: Any, done: bool) -> Optional[dict]:
+    """The task as a client may see it: until the episode is over, without its answer, its hint
+    (the observation reveals that at the hint turn) and the metadata that names the answer."""
+    task = _plain(task)
+    if not isinstance(task, dict) or done:
+        return task
+    return {key: value for key, value in task.items() if key not in ("answer", "metadata", "hint")}
+
+
 def to_state(state: Mapping[str, Any], episode_id: str) -> AliceState:
     """Convert the engine's state dict into the wire model; extra facts (mode, failure_mode,
-    level changes...) pass through as extra fields."""
+    level changes...) pass through as extra fields. The answer stays hidden until the end."""
     known = {"episode_id", "task", "turn", "done", "solved", "rewards", "history"}
     extras = {key: value for key, value in state.items() if key not in known}
+    done = bool(state.get("done", False))
     return AliceState(
         **extras,
         episode_id=episode_id,
         step_count=int(state.get("turn", 0)),
-        task=_plain(state.get("task")),
+        task=public_task(state.get("task"), done),
         turn=int(state.get("turn", 0)),
         done=bool(state.get("done", False)),
         solved=bool(state.get("solved", False)),
@@ -87,18 +98,27 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
         self._services = services
         self._episodes = episodes
         self._slot: Optional[EpisodeSlot] = None
+        # Set by the guard for HTTP requests (the factory runs in the request's context); a
+        # WebSocket session's episodes belong to the session itself.
+        self._client = current_client.get()
 
     def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **options: Any) -> AliceObservation:
         opts = parse_reset_options({"seed": seed, "episode_id": episode_id, **options})
+        if opts.episode_id and opts.episode_id in self._episodes:
+            raise RequestError(409, f"episode_id {opts.episode_id!r} is already in use; leave episode_id "
+                                    "out and the server picks a fresh one")
         env = self._services.new_environment()
         try:
             obs = env.reset(seed=opts.seed, family=opts.family, level=opts.level, mode=opts.mode)
         except ValueError as exc:  # options the engine cannot honour: unknown family, empty bank...
             raise RequestError(422, f"cannot start this episode: {exc}") from None
-        slot = EpisodeSlot(opts.episode_id or obs.info["episode_id"], env)
-        self._slot = slot
+        slot = EpisodeSlot(opts.episode_id or obs.info["episode_id"], env, owner=self._client)
         self._episodes.add(slot)
-        return to_observation(obs, slot.episode_id)
+        self._slot = slot
+        observation = to_observation(obs, slot.episode_id)
+        if opts.ignored:
+            observation.info["ignored_options"] = opts.ignored
+        return observation
 
     def step(
         self,
@@ -107,7 +127,7 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
         episode_id: Optional[str] = None,
         request_id: Optional[str] = None,
     ) -> AliceObservation:
-        slot = self._episodes.get(episode_id) if episode_id else self._current_slot()
+        slot = self._episodes.get(episode_id, self._client) if episode_id else self._current_slot()
         with slot.lock:
             if slot.env.episode is not None and slot.env.episode.done:
                 raise RequestError(409, f"episode {slot.episode_id} is over; call reset to start another")
@@ -123,7 +143,7 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
 
     def state_of(self, episode_id: str) -> AliceState:
         """The state of any episode this server holds (the HTTP ``/state?episode_id=`` path)."""
-        return _locked_state(self._episodes.get(episode_id))
+        return _locked_state(self._episodes.get(episode_id, self._client))
 
     def get_metadata(self) -> EnvironmentMetadata:
         return EnvironmentMetadata(

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any, Literal, Optional
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from alice_app.types import check_seed
 
 # A policy answer is a few hundred characters; anything near this is a runaway generation or
 # abuse, and must not reach the verifier or the failure bank. 16,000 characters stay under the
@@ -17,6 +19,16 @@ from pydantic import BaseModel, ConfigDict, Field
 MAX_RESPONSE_CHARS = 16_000
 
 Level = Literal["easy", "medium", "hard"]
+
+
+def unicode_text(value: Any) -> Any:
+    """``value`` unchanged if it is text UTF-8 can carry; a lone surrogate ("\\ud800") is refused."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"text must be valid Unicode: a lone surrogate at position {exc.start}") from None
+    return value
 Mode = Literal["auto", "hunt", "repair"]
 
 
@@ -28,6 +40,8 @@ class AliceAction(Action):
         max_length=MAX_RESPONSE_CHARS,
         description=f"the policy's answer text (at most {MAX_RESPONSE_CHARS} characters)",
     )
+
+    _unicode = field_validator("response")(unicode_text)
 
 
 class AliceObservation(Observation):
@@ -60,12 +74,24 @@ class AliceState(State):
 
 
 class ResetOptions(BaseModel):
-    """The options ``reset`` accepts; an unknown key is an error, not silently ignored."""
+    """The options ``reset`` understands. Others (TRL passes a dataset row: ``prompt=...``) are
+    accepted and ignored; the observation's ``info["ignored_options"]`` names them."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     seed: Optional[int] = Field(default=None, ge=0, description="task seed (random when omitted)")
     episode_id: Optional[str] = Field(default=None, max_length=255, description="your own episode id")
     family: Optional[str] = Field(default=None, max_length=100, description="task family (see `families`)")
     level: Optional[Level] = Field(default=None, description="task level")
     mode: Mode = Field(default="auto", description="hunt new failures, repair banked ones, or auto")
+
+    _unicode = field_validator("episode_id", "family")(unicode_text)
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_in_range(cls, seed: Optional[int]) -> Optional[int]:
+        return None if seed is None else check_seed(seed)
+
+    @property
+    def ignored(self) -> list[str]:
+        return sorted(self.model_extra or {})

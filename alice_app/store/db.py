@@ -7,6 +7,8 @@ another's; other processes are kept in step by WAL and the busy timeout.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -143,6 +145,31 @@ def transaction(db: AliceDatabase) -> Iterator[AliceDatabase]:
         except BaseException:
             db.rollback()
             raise
+
+
+MIN_FREE_BYTES = 16 * 1024 * 1024  # below this a write may fail half-way: report unhealthy
+
+
+def storage_problem(db: AliceDatabase) -> str | None:
+    """Why the database cannot take writes now (read-only, disk nearly full, locked), or None."""
+    path = Path(db.conn.execute("PRAGMA database_list").fetchone()[2] or ".")
+    if getattr(db, "read_only", False):
+        return f"{path} is open read-only"
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError as exc:
+        return f"cannot check the disk holding {path} ({exc})"
+    if free < MIN_FREE_BYTES:
+        return f"the disk holding {path} is nearly full ({free // 1024} KB free)"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{path} is not writable"
+    try:
+        with db.lock:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        return f"{path} cannot take writes ({exc})"
+    return None
 
 
 def fetch_all(db: AliceDatabase, sql: str, params: Sequence[Any] | dict | None = None) -> list[dict]:

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from alice_app.store.db import AliceDatabase, fetch_all, fetch_one, transaction, utc_now
 from alice_app.store.queries import Page, chunks, clean_tags, row_to_dict, validate_page, where_clause
-from alice_app.types import FAILURE_MODES, Task, Verdict
+from alice_app.types import FAILURE_MODES, Task, Verdict, check_seed
 
 COUNTABLE = ("family", "level", "mode", "source", "repaired")
 ORDER = "ORDER BY last_seen DESC, id DESC"
@@ -36,6 +36,11 @@ class FailureBank:
         self.db = db
 
     # -- writing ---------------------------------------------------------------------------
+    def atomic(self):
+        """``with bank.atomic():`` every bank and curriculum write in the block lands, or none
+        (they share the database; the stores' own transactions nest as savepoints)."""
+        return transaction(self.db)
+
     def record(self, task: Task, response: str, verdict: Verdict, mode: str | None = None,
                source: str = "hunt", history: Sequence[Mapping] = ()) -> int:
         """Bank a wrong answer; returns its id (the existing one when seen before).
@@ -45,6 +50,7 @@ class FailureBank:
         """
         if verdict.is_correct:
             raise ValueError(f"verdict for {task.id} is correct; only failures go in the bank")
+        check_seed(task.seed)  # SQLite's INTEGER holds 0..2^63-1; say so before writing anything
         mode = mode or _label(task, verdict)
         if mode not in FAILURE_MODES:
             raise ValueError(f"mode must be one of {', '.join(FAILURE_MODES)}, not {mode!r}")

@@ -46,10 +46,11 @@ def test_registry_needs_room():
 def test_reset_options_name_every_problem():
     assert parse_reset_options({"seed": 3, "level": "hard"}).mode == "auto"
     with pytest.raises(RequestError) as error:
-        parse_reset_options({"seed": -2, "colour": "red", "mode": "x"})
+        parse_reset_options({"seed": -2, "level": "extreme", "mode": "x"})
     message = error.value.message
     assert error.value.status_code == 422
-    assert all(word in message for word in ("seed", "colour", "mode", "hunt"))
+    assert all(word in message for word in ("seed", "level", "mode", "hunt"))
+    assert parse_reset_options({"seed": 1, "colour": "red"}).ignored == ["colour"]  # TRL's extra columns
 
 
 def test_trim_errors_cuts_long_inputs_only():

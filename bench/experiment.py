@@ -1,5 +1,5 @@
-"""Controlled training experiments (used by bench/learning.py): one arm of the learning comparison,
-and the step-time comparison of ALICE's trainer with a bare TRL GRPO loop on the same prompts.
+"""Controlled training experiments (used by bench/learning.py only): one arm of the learning
+comparison, and the step-time comparison of ALICE's trainer with a bare TRL GRPO loop on the same prompts.
 
 Each experiment gets a fresh temporary database and a fresh LoRA adapter on the embedded model
 (the converted checkpoint itself is shared through the default models folder).
@@ -17,7 +17,7 @@ from typing import Any
 from alice_app.config import Settings
 from alice_app.training.callbacks import as_trainer_callback, run_recorder
 from alice_app.training.config import TrainConfig
-from alice_app.training.evaluate import evaluate_model
+from alice_app.evaluation import evaluate_report
 from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.training.rewards import make_reward_function
 from alice_app.training.runner import RunRequest, build_trainer, load_training_model
@@ -49,9 +49,8 @@ class CurveRecorder:
         step = state.global_step
         if step % self.every == 0 and step < state.max_steps:
             started = time.perf_counter()
-            table = evaluate_model(model, self.tokenizer, self.settings, self.config, self.families,
-                                   n_per_cell=self.n_per_cell)
-            self.points.append({"step": step, "table": table})
+            report = report_model(model, self.tokenizer, self.settings, self.config, self.families, self.n_per_cell)
+            self.points.append({"step": step, "table": report["accuracy"], "penalty": report["penalty"]})
             self.seconds += time.perf_counter() - started
 
 
@@ -63,14 +62,21 @@ def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int,
 
 
 def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_cell: int,
-            eval_every: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Train one arm (feed = "coevolve" or "static") and return its evaluations and step metrics."""
+            eval_every: int, overrides: dict[str, Any] | None = None, hunt_episodes: int = 200) -> dict[str, Any]:
+    """Train one arm (feed = "coevolve" or "static") and return its measurements.
+
+    Before training: a hunt of ``hunt_episodes`` 5-turn episodes banks the model's failures, then
+    the held-out report (accuracy, control twins, penalty, shortcuts) and the paraphrase set. After:
+    the same report and paraphrases, and the same hunt replayed (same seed, so the same tasks),
+    which gives the banked tasks' greedy first attempts and the turn-1 / by-turn-5 solve rates.
+    """
     with tempfile.TemporaryDirectory(prefix=f"alice-{feed}-") as tmp:
         services = experiment_services(Path(tmp))
         config = arm_config(feed, steps, seed, eval_n_per_cell, overrides)
         model, tokenizer = load_training_model(services.settings, config)
         families = config.training_families()
-        before = evaluate_model(model, tokenizer, services.settings, config, families)
+        probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed)  # noqa: E731
+        before = probe(model)
         run_id = services.runs.create(config.mode, config.to_dict())
         trainer = build_trainer(services, RunRequest(run_id, config, Path(tmp) / "run"), model, tokenizer, families)
         curve = CurveRecorder(tokenizer, services.settings, config, families, eval_every, curve_n_per_cell)
@@ -78,14 +84,100 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         started = time.perf_counter()
         trainer.train()
         train_seconds = time.perf_counter() - started - curve.seconds
-        after = evaluate_model(trainer.model, tokenizer, services.settings, config, families)
+        after = probe(trainer.model)
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
+        banked_ids = [r["failure_id"] for r in before["hunt"]["episodes"] if r["failure_id"] is not None]
+        repaired = [bool((services.bank.get(i) or {}).get("repaired")) for i in banked_ids]
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
                   "curve": curve.points, "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
                   "curve_eval_seconds": curve.seconds, "final_levels": levels,
-                  "banked_failures": services.bank.query(page_size=1).total}
+                  "banked_failures": services.bank.query(page_size=1).total,
+                  "repair": repair_loop(before["hunt"], after["hunt"], repaired)}
         services.close()
     return result
+
+
+def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, families: list[str],
+            hunt_episodes: int, seed: int) -> dict[str, Any]:
+    """The held-out report, the paraphrase set and a hunt, all greedy, with the current weights."""
+    from alice_app.models.local import LocalPolicy
+    from bench.paraphrases import run_paraphrases
+
+    policy = LocalPolicy(model, tokenizer, model_id=services.settings.model_name)
+    was_training = model.training
+    model.eval()
+    try:
+        started = time.perf_counter()
+        report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
+        _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
+        paraphrases = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32)
+        _log(f"{config.feed}: paraphrases in {time.perf_counter() - started:.0f} s")
+        played = play_fixed(policy, services, hunt_starts(families, hunt_episodes, seed), config.eval_max_tokens)
+        _log(f"{config.feed}: {hunt_episodes} hunt episodes in {time.perf_counter() - started:.0f} s")
+    finally:
+        model.train(was_training)
+    episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
+                 "failure_id": r.failure_id} for r in played]
+    return {**report, "paraphrases": paraphrases, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
+
+
+def _log(message: str) -> None:
+    import sys
+
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def hunt_starts(families: list[str], episodes: int, seed: int) -> list[tuple[str, str, int]]:
+    """(family, level, task seed) of a hunt: uniform over families × levels, training seeds."""
+    from random import Random
+
+    from alice_app.config import TRAIN_SEED_LIMIT
+    from alice_app.types import LEVELS
+
+    rng = Random(seed)
+    return [(rng.choice(families), rng.choice(LEVELS), rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(episodes)]
+
+
+def play_fixed(policy: Any, services: Any, starts: list[tuple[str, str, int]], max_tokens: int) -> list[Any]:
+    """5-turn hunt episodes on exactly these tasks (failures land in the bank, as in any hunt)."""
+    from alice_app.hunt import play_episodes
+
+    envs = [services.new_environment(seed=slot) for slot in range(min(8, len(starts)))]
+    begin = iter([lambda env, f=f, lv=lv, s=s: env.reset(seed=s, family=f, level=lv, mode="hunt")
+                  for f, lv, s in starts])
+    return list(play_episodes(policy, envs, begin, len(starts), max_tokens=max_tokens))
+
+
+def solve_rates(episodes: list[dict]) -> dict[str, float | None]:
+    """Share solved at turn 1 (unaided) and by turn 5 (with feedback and hints)."""
+    n = len(episodes)
+    return {"turn1": sum(e["first"] for e in episodes) / n if n else None,
+            "by_turn5": sum(e["solved"] for e in episodes) / n if n else None}
+
+
+def repair_loop(before: dict, after: dict, repaired: list[bool]) -> dict[str, Any]:
+    """Of the tasks the pre-training hunt failed at turn 1, the share solved at turn 1 after training
+    (the very same tasks are replayed), and the share of the banked rows (never solved in the
+    episode) that training marked repaired through fresh variants."""
+    first_after = {e["task_id"]: e["first"] for e in after["episodes"]}
+    failed = [e["task_id"] for e in before["episodes"] if not e["first"]]
+    solved = [first_after[t] for t in failed if t in first_after]
+    return {"failed_before": len(failed), "solved_after": sum(solved),
+            "solved_share": sum(solved) / len(solved) if solved else None,
+            "banked_rows": len(repaired), "repaired_share": sum(repaired) / len(repaired) if repaired else None}
+
+
+def report_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfig, families: list[str],
+                 n_per_cell: int) -> dict[str, Any]:
+    from alice_app.models.local import LocalPolicy
+
+    policy = LocalPolicy(model, tokenizer, model_id=settings.model_name)
+    was_training = model.training
+    model.eval()
+    try:
+        return evaluate_report(policy, families, n_per_cell, max_tokens=config.eval_max_tokens)
+    finally:
+        model.train(was_training)
 
 
 class StepTimer:

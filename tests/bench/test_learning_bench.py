@@ -1,4 +1,4 @@
-"""bench/learning.py: its arguments and its summary (pure), and one real end-to-end quick run (slow)."""
+"""bench/learning.py: its arguments, its summary (pure), and one real end-to-end quick run (slow)."""
 import json
 import subprocess
 import sys
@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench import learning_report as report  # noqa: E402
 
 
 @pytest.fixture
@@ -18,60 +21,113 @@ def test_shared_settings_reach_both_arms_and_bad_ones_fail_before_anything_loads
     args = bench.parse_args(["--steps", "7", "--set", "learning_rate=1e-4", "--set", "temperature=0.7",
                              "--families", "negation_arithmetic"])
     assert args.settings == {"learning_rate": 1e-4, "temperature": 0.7, "families": ["negation_arithmetic"]}
-    command = bench.child_command(args, "alice", Path("x.json"))
+    command = bench.child_command(args, "alice", 3, Path("x.json"))
     assert "--set=learning_rate=1e-4" in command and command[-2:] == ["--families", "negation_arithmetic"]
-    assert bench.parse_args(command[2:]).settings == args.settings  # the child reads what the parent meant
+    child = bench.parse_args(command[2:])
+    assert child.settings == args.settings and child.seed == 3  # the child reads what the parent meant
     for bad, message in [(["--set", "lr=1"], "unknown training settings: lr"),
                          (["--set", "learning_rate"], "FIELD=VALUE"),
                          (["--set", "steps=3"], "not --set: steps"),
-                         (["--set", "temperature=warm"], "temperature must be a number")]:
+                         (["--set", "temperature=warm"], "temperature must be a number"),
+                         (["--seeds", "0"], "--seeds"),
+                         (["--seed", "-1"], "seed"),
+                         (["--families", "rg_basic_arithmetic"], "no control twin"),
+                         (["--families", "nope"], "unknown task family")]:
         with pytest.raises(SystemExit):
             bench.parse_args(bad)
         assert message in capsys.readouterr().err
 
 
-def _arm(before: float, curve: list[tuple[int, float]], after: float, zero_std: list[float]) -> dict:
-    table = lambda acc: {"negation_arithmetic": {"easy": acc, "medium": acc, "hard": acc}}  # noqa: E731
-    return {"config": {"steps": 10}, "before": table(before), "after": table(after),
-            "curve": [{"step": s, "table": table(a)} for s, a in curve],
-            "metrics": [{"step": i + 1, "frac_reward_zero_std": z, "step_time": 1.0} for i, z in enumerate(zero_std)],
-            "final_levels": {}, "banked_failures": 0, "train_seconds": 10.0}
+def test_plain_arithmetic_is_accepted_as_the_control_itself(bench):
+    assert bench.parse_args(["--families", "negation_arithmetic", "plain_arithmetic"]).settings["families"]
 
 
-def test_summary_measures_steps_to_targets_and_the_zero_std_ratio(bench):
-    args = bench.parse_args(["--steps", "10"])
-    arms = {"alice": _arm(0.0, [(4, 0.5), (8, 0.6)], 0.7, [0.1, 0.3]),
-            "static": _arm(0.0, [(4, 0.2), (8, 0.3)], 0.4, [0.4, 0.6]),
-            "overhead": {"ratio": 1.0}}
-    summary = bench.summarize(arms, args)
-    assert summary["alice"]["steps_to_50pct_negation"] == 4
-    assert summary["static"]["steps_to_50pct_negation"] is None
-    assert summary["alice_steps_to_static_final_mean"] == 4  # ALICE passed 0.4 at step 4 of 10
-    assert summary["alice_steps_to_static_final_mean_fraction"] == 0.4
-    assert summary["zero_std_ratio"] == pytest.approx(0.2 / 0.5)
-    table = bench.markdown_table(summary)
-    assert "| negation_arithmetic | 0.00 / 0.00 / 0.00 | 0.70 / 0.70 / 0.70 | 0.40 / 0.40 / 0.40 |" in table
-    assert "| steps for ALICE to reach the static arm's final mean | – | 4 (0.40 of the budget) | – |" in table
+def _measured(acc, control, paraphrase=0.5, turn1=0.5):
+    accuracy = {"negation_arithmetic": {"easy": acc, "medium": acc, "hard": acc},
+                "plain_arithmetic": {"easy": control, "medium": control, "hard": control}}
+    twin = {"negation_arithmetic": {"easy": control, "medium": control, "hard": control}}
+    penalty = {"negation_arithmetic": {lv: round(control - acc, 4) for lv in ("easy", "medium", "hard")}}
+    return {"accuracy": accuracy, "control": twin, "penalty": penalty,
+            "shortcuts": {"prompt_number": 0.5, "self_contradiction": 0.1},
+            "paraphrases": {"correct": paraphrase, "echo_distractor": 0.2, "replies": {}},
+            "hunt": {"turn1": turn1, "by_turn5": turn1 + 0.1, "episodes": []}}
+
+
+def _arm(before, curve, after, zero_std, solved):
+    """``curve``: (step, family accuracy) with the control at 0.8 throughout."""
+    points = [{"step": s, "table": _measured(a, 0.8)["accuracy"], "penalty": _measured(a, 0.8)["penalty"]}
+              for s, a in curve]
+    return {"config": {"steps": 10}, "before": _measured(before, 0.8), "after": _measured(after, 0.8, 0.7, 0.6),
+            "curve": points, "metrics": [{"step": i + 1, "frac_reward_zero_std": z, "step_time": 60.0}
+                                         for i, z in enumerate(zero_std)],
+            "final_levels": {}, "repair": {"failed_before": 10, "solved_after": 0, "solved_share": solved,
+                                           "banked_rows": 4, "repaired_share": 0.5}}
+
+
+def _args(bench, seeds=1):
+    return bench.parse_args(["--steps", "10", "--seeds", str(seeds)])
+
+
+def test_summary_measures_the_penalty_its_targets_and_steps_to_static(bench):
+    runs = {0: {"alice": _arm(0.0, [(4, 0.5), (8, 0.6)], 0.7, [0.1, 0.3], 0.8),
+                "static": _arm(0.0, [(4, 0.2), (8, 0.3)], 0.4, [0.4, 0.6], 0.3)}}
+    summary = report.summarize(runs, {"ratio": 1.0}, _args(bench))
+    alice = summary["aggregate"]["alice"]
+    assert alice["penalty_before"]["mean"] == pytest.approx(0.8) and alice["penalty_after"]["mean"] == pytest.approx(0.1)
+    assert alice["penalty_reduction"]["mean"] == pytest.approx(0.875)
+    comparison = summary["aggregate"]["comparison"]
+    assert comparison["steps_to_static_penalty"]["mean"] == 4  # ALICE's penalty 0.3 ≤ static's final 0.4 at step 4
+    assert comparison["zero_std_ratio"]["mean"] == pytest.approx(0.2 / 0.5)
+    assert comparison["banked_solved_ratio"]["mean"] == pytest.approx(0.8 / 0.3)
+    met = {row["figure"]: row["met"] for row in summary["targets"]}
+    assert met["distraction penalty (core families × easy/medium) reduced"] is True
+    assert met["negation_arithmetic easy"] is False  # 0.7 < 0.85: a miss is reported, not hidden
+    assert met["worst control cell change"] is True
+    table = report.markdown_table(summary)
+    assert "| negation_arithmetic | 0.00 / 0.00 / 0.00 · +0.80 / +0.80 / +0.80 | 0.70 / 0.70 / 0.70 · +0.10" in table
+    assert "| negation_arithmetic easy | ≥ 0.85 | 0.70 | **no** |" in table
+
+
+def test_several_seeds_give_mean_and_min_max(bench):
+    runs = {seed: {"alice": _arm(0.0, [(5, 0.4)], after, [0.1], 0.5), "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4], 0.5)}
+            for seed, after in ((0, 0.6), (1, 0.8))}
+    summary = report.summarize(runs, {"ratio": 1.0}, _args(bench, 2))
+    easy = summary["aggregate"]["alice"]["negation_easy"]
+    assert (easy["mean"], easy["min"], easy["max"]) == (pytest.approx(0.7), 0.6, 0.8)
+    assert "0.100 [0.000–0.200]" in report.markdown_table(summary)  # the penalty after, per seed 0.2 and 0.0
 
 
 def test_a_static_arm_that_never_improved_is_not_reached_at_step_0(bench):
-    arms = {"alice": _arm(0.2, [(5, 0.1)], 0.3, [0.0]), "static": _arm(0.2, [(5, 0.1)], 0.2, [0.5]),
-            "overhead": {"ratio": 1.0}}
-    assert bench.summarize(arms, bench.parse_args(["--steps", "10"]))["alice_steps_to_static_final_mean"] is None
+    runs = {0: {"alice": _arm(0.2, [(5, 0.1)], 0.3, [0.0], 0.5), "static": _arm(0.2, [(5, 0.1)], 0.2, [0.5], 0.5)}}
+    comparison = report.summarize(runs, {"ratio": 1.0}, _args(bench))["aggregate"]["comparison"]
+    assert comparison["steps_to_static_penalty"]["mean"] is None
+
+
+def test_plots_are_written_with_bands(bench, tmp_path):
+    from bench.learning_plots import write_plots
+
+    runs = {seed: {"alice": _arm(0.0, [(5, 0.4)], 0.6, [0.1] * 6, 0.5), "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4] * 6, 0.5)}
+            for seed in (0, 1)}
+    write_plots(report.summarize(runs, {"ratio": 1.0}, _args(bench, 2)), tmp_path)
+    assert {p.name for p in tmp_path.glob("learning_*.png")} == {
+        "learning_penalty.png", "learning_curves.png", "learning_zero_std.png", "learning_before_after.png",
+        "learning_repair.png"}
 
 
 @pytest.mark.slow
 def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_path):
     completed = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "learning.py"), "--quick", "--families", "negation_arithmetic",
-         "--out", str(tmp_path)], capture_output=True, text=True, timeout=1200, cwd=ROOT)
+         "--out", str(tmp_path)], capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr[-3000:]
     summary = json.loads((tmp_path / "learning_results.json").read_text())
+    seed = summary["per_seed"]["0"]
     for arm in ("alice", "static"):
-        assert len(summary[arm]["per_step"]) == 4 and set(summary[arm]["after"]) == {"negation_arithmetic"}
+        assert len(seed["per_step"][arm]) == 3
+        assert set(seed["tables"][arm]["after"]["penalty"]) == {"negation_arithmetic"}
+        assert summary["aggregate"][arm]["paraphrase_correct_after"]["mean"] is not None
+        assert summary["aggregate"][arm]["turn1_before"]["mean"] is not None
     assert summary["config"]["families"] == ["negation_arithmetic"]
     assert summary["overhead"]["ratio"] > 0
-    assert {p.name for p in tmp_path.glob("learning_*.png")} == {
-        "learning_curves.png", "learning_zero_std.png", "learning_before_after.png"}
-    assert "| negation_arithmetic |" in (tmp_path / "learning_table.md").read_text()
-    assert "step-time ratio" in completed.stdout
+    assert len(list(tmp_path.glob("learning_*.png"))) == 5
+    assert "| target | wanted | measured | met |" in (tmp_path / "learning_table.md").read_text()

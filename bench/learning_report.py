@@ -1,0 +1,214 @@
+"""The learning bench's numbers: per-seed figures, mean and min–max over seeds, the targets, the
+README table and the plots. Pure functions of the arms' JSON (bench/experiment.py), so they are
+tested without training anything."""
+from __future__ import annotations
+
+from pathlib import Path
+
+HEADLINE_LEVELS = ("easy", "medium")
+ARMS = ("alice", "static")
+
+
+def mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def penalty_mean(penalty: dict) -> float | None:
+    """The headline: mean distraction penalty over the families with a twin × easy/medium."""
+    return mean(row[level] for row in penalty.values() for level in HEADLINE_LEVELS if level in row)
+
+
+def curve(arm: dict) -> list[dict]:
+    """(step, penalty, accuracy): before at step 0, the evaluations during training, after at the end."""
+    points = [(0, arm["before"]["penalty"], arm["before"]["accuracy"])]
+    points += [(p["step"], p["penalty"], p["table"]) for p in arm["curve"]]
+    points.append((arm["config"]["steps"], arm["after"]["penalty"], arm["after"]["accuracy"]))
+    return [{"step": s, "penalty": penalty_mean(pen), "accuracy": mean(a for row in acc.values() for a in row.values())}
+            for s, pen, acc in points]
+
+
+def _worst_control_change(before: dict, after: dict) -> float | None:
+    """The largest drop (most negative change) over control cells: twins, and plain_arithmetic itself."""
+    cells = [(before["control"], after["control"]), ({"plain": before["accuracy"].get("plain_arithmetic", {})},
+                                                     {"plain": after["accuracy"].get("plain_arithmetic", {})})]
+    changes = [a[f][lv] - b[f][lv] for b, a in cells for f in b for lv in b[f]]
+    return min(changes) if changes else None
+
+
+def arm_figures(arm: dict) -> dict:
+    before, after = arm["before"], arm["after"]
+    pen_b, pen_a = penalty_mean(before["penalty"]), penalty_mean(after["penalty"])
+    negation = after["accuracy"].get("negation_arithmetic", {})
+    figures = {
+        "penalty_before": pen_b, "penalty_after": pen_a,
+        "penalty_reduction": (pen_b - pen_a) / pen_b if pen_b and pen_b > 0 else None,
+        "negation_easy": negation.get("easy"), "negation_medium": negation.get("medium"),
+        "control_worst_change": _worst_control_change(before, after),
+        "accuracy_before": curve(arm)[0]["accuracy"], "accuracy_after": curve(arm)[-1]["accuracy"],
+        "banked_solved": arm["repair"]["solved_share"], "repaired_share": arm["repair"]["repaired_share"],
+        "failed_before": arm["repair"]["failed_before"],
+        "zero_std": mean(m.get("frac_reward_zero_std") for m in arm["metrics"]),
+        "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
+        "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
+    }
+    for when, measured in (("before", before), ("after", after)):
+        figures[f"paraphrase_correct_{when}"] = measured["paraphrases"]["correct"]
+        figures[f"paraphrase_echo_{when}"] = measured["paraphrases"]["echo_distractor"]
+        figures[f"prompt_number_{when}"] = measured["shortcuts"]["prompt_number"]
+        figures[f"self_contradiction_{when}"] = measured["shortcuts"]["self_contradiction"]
+        figures[f"turn1_{when}"] = measured["hunt"]["turn1"]
+        figures[f"by_turn5_{when}"] = measured["hunt"]["by_turn5"]
+    return figures
+
+
+def seed_summary(arms: dict) -> dict:
+    figures = {name: arm_figures(arms[name]) for name in ARMS}
+    curves = {name: curve(arms[name]) for name in ARMS}
+    static = figures["static"]
+    # Only meaningful when the static arm lowered the penalty at all; otherwise step 0 "reaches" it.
+    improved = static["penalty_after"] is not None and static["penalty_after"] < (static["penalty_before"] or 0)
+    reach = next((p["step"] for p in curves["alice"] if p["penalty"] is not None
+                  and p["penalty"] <= static["penalty_after"]), None) if improved else None
+    steps = arms["alice"]["config"]["steps"]
+    ratio = lambda a, b: None if a is None or not b else a / b  # noqa: E731
+    return {
+        "figures": figures, "curves": curves,
+        "comparison": {"steps_to_static_penalty": reach, "steps_to_static_penalty_fraction": ratio(reach, steps),
+                       "zero_std_ratio": ratio(figures["alice"]["zero_std"], static["zero_std"]),
+                       "banked_solved_ratio": ratio(figures["alice"]["banked_solved"], static["banked_solved"])},
+        "tables": {name: {k: {"accuracy": arms[name][k]["accuracy"], "control": arms[name][k]["control"],
+                              "penalty": arms[name][k]["penalty"]} for k in ("before", "after")} for name in ARMS},
+        "per_step": {name: [{k: m.get(k) for k in ("step", "reward", "accuracy", "frac_reward_zero_std", "step_time")}
+                            for m in arms[name]["metrics"]] for name in ARMS},
+        "paraphrase_replies_after": {name: arms[name]["after"]["paraphrases"].get("replies") for name in ARMS},
+        "config": arms["alice"]["config"], "final_levels": {name: arms[name]["final_levels"] for name in ARMS},
+    }
+
+
+def stats(values: list) -> dict:
+    known = [v for v in values if v is not None]
+    return {"mean": mean(known), "min": min(known) if known else None, "max": max(known) if known else None,
+            "values": values}
+
+
+def aggregate(per_seed: dict) -> dict:
+    seeds = list(per_seed.values())
+    out = {name: {key: stats([s["figures"][name][key] for s in seeds]) for key in seeds[0]["figures"][name]}
+           for name in ARMS}
+    out["comparison"] = {key: stats([s["comparison"][key] for s in seeds]) for key in seeds[0]["comparison"]}
+    return out
+
+
+def targets(agg: dict) -> list[dict]:
+    """The issue's targets, each with the measured value and whether it was met (on the seed mean,
+    or in every seed where the target says so)."""
+    a, s, c = agg["alice"], agg["static"], agg["comparison"]
+    reach = c["steps_to_static_penalty_fraction"]["values"]
+    rows = [
+        ("distraction penalty (core families × easy/medium) reduced", "≥ 75 %", a["penalty_reduction"]["mean"],
+         lambda v: v >= 0.75),
+        ("negation_arithmetic easy", "≥ 0.85", a["negation_easy"]["mean"], lambda v: v >= 0.85),
+        ("negation_arithmetic medium", "≥ 0.60", a["negation_medium"]["mean"], lambda v: v >= 0.60),
+        ("worst control cell change", "≥ −0.05", a["control_worst_change"]["min"], lambda v: v >= -0.05),
+        ("banked failures solved after training (exact tasks)", "≥ 70 %", a["banked_solved"]["mean"],
+         lambda v: v >= 0.70),
+        ("banked solved, ALICE / static", "≥ 2×", c["banked_solved_ratio"]["mean"], lambda v: v >= 2),
+        ("steps for ALICE to reach static's final penalty (fraction, worst seed)", "≤ 0.5 in every seed",
+         None if None in reach or not reach else max(reach), lambda v: v <= 0.5),
+        ("frac_reward_zero_std, ALICE / static", "≤ 0.5", c["zero_std_ratio"]["mean"], lambda v: v <= 0.5),
+        ("paraphrase set correct", "≥ 60 %", a["paraphrase_correct_after"]["mean"], lambda v: v >= 0.60),
+        ("paraphrase set echoes a distractor", "≤ 10 %", a["paraphrase_echo_after"]["mean"], lambda v: v <= 0.10),
+    ]
+    return [{"figure": f, "target": t, "value": v, "met": None if v is None else bool(ok(v))} for f, t, v, ok in rows]
+
+
+RUN_KEYS = ("steps", "eval_n_per_cell", "curve_n_per_cell", "eval_every", "hunt_episodes", "quick", "settings")
+
+
+def run_meta(args) -> dict:
+    """What a run was asked to do (kept with its raw arms, so a re-summary reports the same)."""
+    return {key: getattr(args, key) for key in RUN_KEYS}
+
+
+def summarize(runs: dict, overhead: dict, meta) -> dict:
+    meta = meta if isinstance(meta, dict) else run_meta(meta)
+    per_seed = {str(seed): seed_summary(arms) for seed, arms in runs.items()}
+    agg = aggregate(per_seed)
+    return {"steps_per_arm": meta["steps"], "seeds": [int(s) for s in per_seed],
+            "eval_n_per_cell": meta["eval_n_per_cell"], "curve_n_per_cell": meta["curve_n_per_cell"],
+            "eval_every": meta["eval_every"], "hunt_episodes": meta["hunt_episodes"], "quick": meta["quick"],
+            "shared_settings": meta["settings"],
+            "config": next(iter(per_seed.values()))["config"], "aggregate": agg, "targets": targets(agg),
+            "per_seed": per_seed, "overhead": overhead}
+
+
+# -- text ----------------------------------------------------------------------------------------
+def fmt(value, spec=".2f") -> str:
+    return "n/a" if value is None else format(value, spec)
+
+
+def spread(stat: dict, spec=".2f") -> str:
+    """"0.42" for one seed, "0.42 [0.30–0.50]" for several."""
+    if stat["mean"] is None:
+        return "n/a"
+    if len(stat["values"]) < 2:
+        return fmt(stat["mean"], spec)
+    return f"{fmt(stat['mean'], spec)} [{fmt(stat['min'], spec)}–{fmt(stat['max'], spec)}]"
+
+
+def cell_means(summary: dict, arm: str, when: str, key: str) -> dict:
+    seeds = list(summary["per_seed"].values())
+    first = seeds[0]["tables"][arm][when][key]
+    return {f: {lv: mean(s["tables"][arm][when][key][f][lv] for s in seeds) for lv in row} for f, row in first.items()}
+
+
+HEADLINES = [("distraction penalty, mean of core × easy/medium", "penalty", ".3f"),
+             ("held-out accuracy, mean of all cells", "accuracy", ".3f"),
+             ("paraphrase set: correct", "paraphrase_correct", ".2f"),
+             ("paraphrase set: echoes a distractor", "paraphrase_echo", ".2f"),
+             ("wrong answers that are a prompt number", "prompt_number", ".2f"),
+             ("replies contradicting their own last result", "self_contradiction", ".2f"),
+             ("hunt tasks solved at turn 1", "turn1", ".2f"), ("hunt tasks solved by turn 5", "by_turn5", ".2f")]
+
+
+def markdown_table(summary: dict) -> str:
+    agg, steps, n = summary["aggregate"], summary["steps_per_arm"], len(summary["seeds"])
+    head = f"ALICE, {steps} steps | static, {steps} steps"
+    lines = [f"Seeds: {', '.join(map(str, summary['seeds']))} ({'mean [min–max]' if n > 1 else 'one seed'}); "
+             f"{summary['eval_n_per_cell']} held-out tasks per cell.", "",
+             f"| accuracy (easy / medium / hard) · penalty | before | {head} |", "|---|---|---|---|"]
+    acc = {k: cell_means(summary, a, w, "accuracy") for k, (a, w) in
+           {"b": ("alice", "before"), "a": ("alice", "after"), "s": ("static", "after")}.items()}
+    pen = {k: cell_means(summary, a, w, "penalty") for k, (a, w) in
+           {"b": ("alice", "before"), "a": ("alice", "after"), "s": ("static", "after")}.items()}
+    for family in acc["b"]:
+        def cell(k):
+            text = " / ".join(f"{v:.2f}" for v in acc[k][family].values())
+            return text + (" · " + " / ".join(f"{v:+.2f}" for v in pen[k][family].values()) if family in pen[k] else "")
+        lines.append(f"| {family} | {cell('b')} | {cell('a')} | {cell('s')} |")
+    lines += ["", f"| figure | before | {head} |", "|---|---|---|---|"]
+    for label, key, spec in HEADLINES:
+        lines.append(f"| {label} | {spread(agg['alice'][key + '_before'], spec)} | "
+                     f"{spread(agg['alice'][key + '_after'], spec)} | {spread(agg['static'][key + '_after'], spec)} |")
+    lines.append(f"| banked failures solved (exact tasks, turn 1) | – | {spread(agg['alice']['banked_solved'])} | "
+                 f"{spread(agg['static']['banked_solved'])} |")
+    lines.append(f"| banked rows marked repaired by fresh variants | – | {spread(agg['alice']['repaired_share'])} | "
+                 f"{spread(agg['static']['repaired_share'])} |")
+    lines.append(f"| mean frac_reward_zero_std | – | {spread(agg['alice']['zero_std'], '.3f')} | "
+                 f"{spread(agg['static']['zero_std'], '.3f')} |")
+    lines.append(f"| minutes in GRPO steps (one CPU thread per arm) | – | {spread(agg['alice']['step_minutes'], '.1f')} | "
+                 f"{spread(agg['static']['step_minutes'], '.1f')} |")
+    lines += ["", "| target | wanted | measured | met |", "|---|---|---|---|"]
+    for row in summary["targets"]:
+        met = "n/a" if row["met"] is None else ("yes" if row["met"] else "**no**")
+        lines.append(f"| {row['figure']} | {row['target']} | {fmt(row['value'], '.2f')} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
+def print_table(summary: dict) -> None:
+    print(f"\nlearning benchmark: {summary['steps_per_arm']} GRPO steps per arm, seeds {summary['seeds']}\n")
+    print(markdown_table(summary))
+    over = summary["overhead"]
+    print(f"step-time ratio (ALICE trainer / bare TRL GRPO, same prompts): {fmt(over['ratio'], '.3f')} "
+          f"(median {over['median_alice']:.2f}s vs {over['median_bare']:.2f}s)")

@@ -73,11 +73,29 @@ def _configure(conn: sqlite3.Connection, path: Path) -> AliceDatabase:
     return db
 
 
+READ_ONLY_SIGNS = ("readonly", "read-only", "unable to open", "permission denied")
+
+
 def _unusable_message(path: Path, exc: Exception) -> str:
+    if _is_sqlite_file(path) and (any(sign in str(exc).lower() for sign in READ_ONLY_SIGNS)
+                                  or not os.access(path.parent, os.W_OK) or not os.access(path, os.W_OK)):
+        return (
+            f"{path} is a database ALICE can read, but it cannot write there ({exc}): SQLite needs to "
+            f"write the file and its -wal/-shm files beside it in {path.parent}. Make that folder "
+            f"writable, or copy the database into a writable folder and point ALICE_DB at the copy."
+        )
     return (
         f"{path} is not a usable ALICE database ({exc}). It was left untouched: move it aside "
         f"(or point ALICE_DB at another file) and ALICE will create a fresh database."
     )
+
+
+def _is_sqlite_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def schema_version(db: sqlite_utils.Database) -> int:

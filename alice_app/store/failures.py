@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from alice_app.store.db import AliceDatabase, fetch_all, fetch_one, transaction, utc_now
-from alice_app.store.queries import Page, chunks, clean_tags, row_to_dict, validate_page, where_clause
+from alice_app.store.queries import Page, chunks, clean_tags, one_id, row_to_dict, validate_page, where_clause
 from alice_app.types import FAILURE_MODES, Task, Verdict, check_seed
 
 COUNTABLE = ("family", "level", "mode", "source", "repaired")
@@ -100,16 +100,19 @@ class FailureBank:
         if len(notes) > MAX_NOTES:
             raise ValueError(f"notes are limited to {MAX_NOTES} characters (got {len(notes)})")
         with transaction(self.db):
-            if self.db.execute("UPDATE failures SET notes = ? WHERE id = ?", [notes, int(id)]).rowcount == 0:
+            if self.db.execute("UPDATE failures SET notes = ? WHERE id = ?", [notes, one_id(id)]).rowcount == 0:
                 raise ValueError(f"no failure with id {id}")
 
     def set_repaired(self, ids: Sequence[int], repaired: bool = True) -> int:
+        """Mark failures (un)repaired; returns how many rows actually changed (ids that do not
+        exist, or are already so marked, are not counted)."""
         changed = 0
         with transaction(self.db):
             for chunk in chunks(ids):
                 marks = ", ".join("?" for _ in chunk)
                 changed += self.db.execute(
-                    f"UPDATE failures SET repaired = ? WHERE id IN ({marks})", [int(repaired), *chunk]
+                    f"UPDATE failures SET repaired = ? WHERE id IN ({marks}) AND repaired != ?",
+                    [int(repaired), *chunk, int(repaired)],
                 ).rowcount
         return changed
 
@@ -140,7 +143,7 @@ class FailureBank:
 
     # -- reading ---------------------------------------------------------------------------
     def get(self, id: int) -> dict | None:
-        row = fetch_one(self.db, "SELECT * FROM failures WHERE id = ?", [int(id)])
+        row = fetch_one(self.db, "SELECT * FROM failures WHERE id = ?", [one_id(id)])
         return row_to_dict(row) if row else None
 
     def query(self, *, page: int = 1, page_size: int = 50, **filters: Any) -> Page:

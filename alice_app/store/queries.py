@@ -7,6 +7,11 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterable, Sequence
 
 MAX_PAGE_SIZE = 1000
+MAX_SEARCH_CHARS = 1000
+MAX_SEARCH_WORDS = 32
+MAX_IDS = 10_000  # ids one call may change
+MAX_TAG_CHARS = 64
+SQLITE_MAX_INT = 2**63 - 1
 FILTER_NAMES = ("family", "level", "mode", "tag", "repaired", "search", "since", "until", "source")
 
 
@@ -32,8 +37,20 @@ def validate_page(page: int, page_size: int) -> None:
 
 
 def fts_query(text: str) -> str | None:
-    """User text → an FTS5 query: every word must match, as a prefix; FTS syntax is neutralised."""
+    """User text → an FTS5 query: every word must match, as a prefix; FTS syntax is neutralised.
+
+    Bounded, so that one search cannot hold the database for seconds: at most MAX_SEARCH_CHARS
+    characters and MAX_SEARCH_WORDS words, no control characters (NUL included).
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"search must be text, not {type(text).__name__}")
+    if len(text) > MAX_SEARCH_CHARS:
+        raise ValueError(f"search text is limited to {MAX_SEARCH_CHARS:,} characters (got {len(text):,})")
+    if any(ord(c) < 32 and c not in "\t\n" for c in text):
+        raise ValueError("search text holds a control character (e.g. NUL); use plain words")
     words = [word.replace('"', '""') for word in text.split()]
+    if len(words) > MAX_SEARCH_WORDS:
+        raise ValueError(f"search is limited to {MAX_SEARCH_WORDS} words (got {len(words)})")
     return " ".join(f'"{word}"*' for word in words) or None
 
 
@@ -115,8 +132,10 @@ def clean_tags(tags: Iterable[str] | str) -> list[str]:
         if not isinstance(tag, str):
             raise ValueError(f"tags must be strings, not {tag!r}")
         tag = tag.strip().lower()
-        if len(tag) > 64:
-            raise ValueError(f"a tag is at most 64 characters: {tag[:20]!r}...")
+        if len(tag) > MAX_TAG_CHARS:
+            raise ValueError(f"a tag is at most {MAX_TAG_CHARS} characters: {tag[:20]!r}...")
+        if any(ord(c) < 32 for c in tag):
+            raise ValueError(f"a tag cannot hold control characters: {tag[:20]!r}")
         if tag and tag not in cleaned:
             cleaned.append(tag)
     return cleaned
@@ -134,7 +153,27 @@ def row_to_dict(row: dict) -> dict:
     return out
 
 
+def checked_ids(ids: Sequence[int]) -> list[int]:
+    """``ids`` as ints, at most MAX_IDS of them (counted before anything is converted)."""
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__len__"):
+        raise ValueError(f"ids must be a list of whole numbers, not {type(ids).__name__}")
+    if len(ids) > MAX_IDS:
+        raise ValueError(f"at most {MAX_IDS:,} ids per call (got {len(ids):,}); narrow the selection")
+    return [one_id(i) for i in ids]
+
+
+def one_id(value: Any) -> int:
+    """A row id: a whole number SQLite's INTEGER can hold, else ValueError."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"an id is a whole number, not {str(value)[:40]!r}") from None
+    if isinstance(value, float) and value != number or not -SQLITE_MAX_INT - 1 <= number <= SQLITE_MAX_INT:
+        raise ValueError(f"no failure has id {str(value)[:40]}")
+    return number
+
+
 def chunks(ids: Sequence[int], size: int = 500) -> Iterable[list[int]]:
-    ids = [int(i) for i in ids]
+    ids = checked_ids(ids)
     for start in range(0, len(ids), size):
         yield ids[start:start + size]

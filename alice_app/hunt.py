@@ -42,6 +42,9 @@ class EpisodeResult:
     first_attempt_correct: bool
     failure_mode: str | None  # why the unaided first attempt was wrong; None when it was right
     failure_id: int | None  # the bank row, for an episode never solved
+    confidence: float | None = None  # tier 3: agreement of k samples of the first attempt (samples > 1)
+    unstable: bool = False  # the first attempt was right but the k samples disagree (banked as "unstable")
+    first_response: str = ""  # the unaided first attempt
 
     @property
     def fitness(self) -> float:
@@ -117,8 +120,15 @@ def run_hunt(
     max_tokens: int = 64,
     temperature: float = 0.0,
     progress: bool = False,
+    samples: int = 1,
 ) -> HuntReport:
-    """Play ``episodes`` episodes with ``policy``; failures land in ``services.bank``."""
+    """Play ``episodes`` episodes with ``policy``; failures land in ``services.bank``.
+
+    ``samples`` > 1 also draws that many sampled answers to each first attempt (tier 3): each result
+    carries their agreement as ``confidence``, and a right but unstable first attempt is banked with
+    the failure mode ``unstable``."""
+    if samples < 1:
+        raise ValueError(f"--samples must be at least 1, not {samples}")
     families = check_hunt_args(episodes, families, strategy, batch_size)
     rng = Random(seed)
     report = HuntReport(strategy, policy.model_id, archive=Archive() if strategy == "mutate" else None)
@@ -129,7 +139,12 @@ def run_hunt(
     slots = min(batch_size, episodes)
     envs = [services.new_environment(seed=rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(slots)]
     bar = _progress_bar(episodes, strategy, progress)
-    for result in play_episodes(policy, envs, starts, episodes, max_tokens=max_tokens, temperature=temperature):
+    played = play_episodes(policy, envs, starts, episodes, max_tokens=max_tokens, temperature=temperature)
+    if samples > 1:
+        from alice_app.challenger.sampling import with_confidence
+
+        played = with_confidence(played, policy, services, samples, max_tokens)
+    for result in played:
         report.results.append(result)
         if report.archive is not None:
             report.archive.add(result)
@@ -166,7 +181,7 @@ def episode_result(state: dict) -> EpisodeResult:
     mode = None if first.is_correct else label_failure(task, first)
     return EpisodeResult(task=task, solved=bool(state["solved"]), turns=int(state["turn"]),
                          first_attempt_correct=bool(first.is_correct), failure_mode=mode,
-                         failure_id=state.get("failure_id"))
+                         failure_id=state.get("failure_id"), first_response=str(state["history"][0]["response"]))
 
 
 def _random_starts(rng: Random, families: list[str] | None) -> Iterator[Start]:

@@ -33,6 +33,7 @@ FAILURE_MODES: tuple[str, ...] = (
     "negation_flip",  # answered the complement (e.g. the larger when asked for NOT the larger)
     "off_by_one",  # within one of the right answer
     "format",  # no answer could be extracted
+    "unstable",  # right, but k sampled answers disagree (tier 3): luck rather than skill
     "other",
 )
 

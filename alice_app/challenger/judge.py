@@ -40,12 +40,12 @@ class Judgement:
                 "penalty": round(self.penalty, 4), "reward": round(self.reward, 4), "stored": self.stored}
 
 
-def check(raw: Any, known: Sequence[str]) -> Judgement:
+def check(raw: Any, known: Sequence[str], default_op: str | None = None) -> Judgement:
     """Parse, validate and check the novelty of one reply (no model involved)."""
     text = raw if isinstance(raw, str) else ""
     judgement = Judgement(raw=text[:4000])
     try:
-        proposal = parse_proposal(raw)
+        proposal = parse_proposal(raw, default_op)
         similarity, match = nearest(proposal.template, known)
         judgement.novelty = round(1.0 - similarity, 4)
         if similarity >= NEAR_DUPLICATE:
@@ -57,10 +57,13 @@ def check(raw: Any, known: Sequence[str]) -> Judgement:
 
 
 def judge_batch(raws: Sequence[Any], known: Sequence[str], *, solver=None, verifier=None, fills: int = 2,
-                k: int = 4, seed: int = 0, temperature: float = 1.0) -> list[Judgement]:
+                k: int = 4, seed: int = 0, temperature: float = 1.0,
+                ops: Sequence[str | None] | None = None) -> list[Judgement]:
     """Judge a batch: validity and novelty, then (with a solver) difficulty over ``fills`` × ``k``
-    samples per valid proposal, the repetition penalty within the batch, and the rewards."""
-    judgements = [check(raw, known) for raw in raws]
+    samples per valid proposal, the repetition penalty within the batch, and the rewards. ``ops``
+    are the ops each reply was asked for (used when a reply names none)."""
+    ops = list(ops) if ops is not None else [None] * len(raws)
+    judgements = [check(raw, known, op) for raw, op in zip(raws, ops)]
     for index, judgement in enumerate(judgements):
         if judgement.valid:
             judgement.tasks = [fill(judgement.proposal, seed * 1000 + index * 10 + j) for j in range(fills)]

@@ -78,3 +78,15 @@ def propose(challenger, count: int, seed: int, known: Sequence[str], temperature
         return ProposalBatch(chats, ops, (), error=f"the challenger {getattr(challenger, 'model_id', '?')} "
                                                    f"failed ({exc}); falling back to the template tasks")
     return ProposalBatch(chats, ops, tuple(r[0] if r else "" for r in replies))
+
+
+def prefilled_prompt(tokenizer, chat: Sequence[dict]) -> str:
+    """The chat rendered for the model with the reply already begun by "TEMPLATE:" (for training,
+    where TRL continues a plain-text prompt): a small model then writes a template, not an essay."""
+    from alice_app.models.local import plain_transcript
+
+    if getattr(tokenizer, "chat_template", None):
+        text = tokenizer.apply_chat_template(list(chat), tokenize=False, add_generation_prompt=True)
+    else:
+        text = plain_transcript(list(chat))
+    return text + "TEMPLATE:"

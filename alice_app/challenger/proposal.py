@@ -89,16 +89,30 @@ class Proposal:
         return {"template": self.template, "op": self.op}
 
 
-def parse_proposal(raw: Any) -> Proposal:
-    """The proposal in a model's reply (JSON object or TEMPLATE/OP lines), validated; else Rejected."""
+def parse_proposal(raw: Any, default_op: str | None = None) -> Proposal:
+    """The proposal in a model's reply (JSON object or TEMPLATE/OP lines), validated; else Rejected.
+
+    ``default_op`` is the op the challenger was asked for: with it, a reply without an OP line (or
+    one that is only the template, as when the prompt already ends in "TEMPLATE:") takes that op
+    and its first non-empty line as the template."""
     if not isinstance(raw, str) or not raw.strip():
         raise Rejected("empty", "the reply is empty")
     if len(raw) > MAX_RAW_CHARS:
         raise Rejected("too_long", f"the reply has {len(raw)} characters (at most {MAX_RAW_CHARS})")
-    fields = _json_fields(raw) or _line_fields(raw)
+    fields = _json_fields(raw) or _line_fields(raw) or _bare_fields(raw, default_op)
     if fields is None:
         raise Rejected("malformed", "no JSON object with template and op, and no TEMPLATE:/OP: lines")
     return validate(Proposal(template=fields[0], op=fields[1].strip().lower()))
+
+
+def _bare_fields(raw: str, default_op: str | None) -> tuple[str, str] | None:
+    if default_op is None:
+        return None
+    found = {key.lower(): value.strip() for key, value in reversed(_LINE.findall(raw))}
+    if "template" in found:
+        return found["template"], default_op
+    first = next(line for line in raw.splitlines() if line.strip())
+    return first.strip().strip('"').strip("`"), default_op
 
 
 def _json_fields(raw: str) -> tuple[str, str] | None:

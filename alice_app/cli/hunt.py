@@ -29,6 +29,8 @@ def register(subparsers) -> None:
     hunt.add_argument("--seed", type=int, default=0, help="seeds every choice, so a hunt can be replayed")
     hunt.add_argument("--batch-size", type=int, default=8, help="episodes played side by side")
     hunt.add_argument("--max-tokens", type=int, default=64, help="longest answer per turn")
+    hunt.add_argument("--samples", type=int, default=1, help="k > 1: also sample k answers to each first attempt "
+                                                             "(tier 3 confidence; right but unstable is banked)")
     hunt.set_defaults(func=run_hunt_command)
 
     ev = subparsers.add_parser("eval", help="accuracy per family x level on held-out seeds (greedy, first attempt)")
@@ -54,7 +56,7 @@ def run_hunt_command(args) -> int:
         with _model_errors():
             report = run_hunt(services.policy, services, args.episodes, args.families, args.strategy,
                               seed=args.seed, batch_size=args.batch_size, max_tokens=args.max_tokens,
-                              progress=True)
+                              progress=True, samples=args.samples)
     finally:
         services.close()
     print(f"\n{len(report.results)} episodes with {report.model_id}; "

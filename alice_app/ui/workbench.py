@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from alice_app.ui import bank, charts_tab, curriculum, episode, training
+from alice_app.ui import bank, challenger, charts_tab, curriculum, episode, training
 
 INTRO = (
     "# ALICE workbench\n"
@@ -28,6 +28,8 @@ def build_app(services) -> gr.Blocks:
                 training_refresh = training.build(services)
             with gr.Tab("Charts", id="charts") as charts_tab_block:
                 charts_refresh = charts_tab.build(services)
+            with gr.Tab("Challenger", id="challenger") as challenger_tab:
+                challenger_tab.select(**challenger.build(services), api_name="open_challenger_tab", api_visibility="private")
         # Each tab reloads from the database when opened, so it shows what other sessions changed.
         opened = ((bank_tab, bank_refresh["refresh"], "bank"), (bank_tab, bank_refresh["map"], "bank_map"),
                   (curriculum_tab, curriculum_refresh, "curriculum"), (training_tab, training_refresh["refresh"], "training"),

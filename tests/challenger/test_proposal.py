@@ -77,3 +77,13 @@ def test_the_template_is_never_formatted_attribute_access_cannot_run():
     assert fill_slots("Add {a} and {b}", {"a": 1, "b": 2}) == "Add 1 and 2"
     with pytest.raises(KeyError):
         fill_slots("{a.__class__}", {"a": 1})  # not a plain name: the regex never resolves attributes
+
+
+def test_a_bare_template_takes_the_op_the_challenger_was_asked_for():
+    bare = " Someone insists the total is {claim}. They are wrong. Add {a} and {b}.\nmore text"
+    assert parse_proposal(bare, default_op="add").op == "add"
+    with pytest.raises(Rejected, match="malformed"):
+        parse_proposal(bare)
+    with pytest.raises(Rejected) as info:
+        parse_proposal(" The answer is 7, obviously.", default_op="add")
+    assert info.value.reason == "missing_operand"  # slots are checked first; it states a number too

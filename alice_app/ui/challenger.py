@@ -1,0 +1,110 @@
+"""Challenger tab: the wordings a challenger wrote (accepted, with provenance and pass rates), the
+rejected ones with their reasons, each co-evolution round's figures, the latest duel's failure
+maps, and deleting a template (admin password when one is set)."""
+from __future__ import annotations
+
+from functools import partial
+
+import gradio as gr
+
+ACCEPTED_COLUMNS = ["template_id", "level", "op", "pass_rate", "samples", "novelty", "proposer", "round", "template"]
+REJECTED_COLUMNS = ["reason", "detail", "proposer", "round", "reply (start)"]
+ROUND_COLUMNS = ["run", "round", "proposals", "valid", "novel", "in zone", "mean reward", "challenger tasks",
+                 "solver pass rate", "note"]
+DUEL_COLUMNS = ["solver", "source", "op", "pass_rate", "samples", "failure modes", "template"]
+
+
+def accepted_rows(rows: list[dict]) -> list[list]:
+    return [[r["template_id"], r["level"], r["op"], "-" if r["pass_rate"] is None else f"{r['pass_rate']:.2f}",
+             r["n"], f"{r['novelty']:.2f}", r["proposer"], r["round"] if r["round"] is not None else "-",
+             r["template"]] for r in rows]
+
+
+def rejected_rows(rows: list[dict]) -> list[list]:
+    return [[r["reason"], r["detail"], r["proposer"], r["round"] if r["round"] is not None else "-",
+             " ".join(r["raw"].split())[:120]] for r in rows]
+
+
+def round_rows(rounds: list[dict]) -> list[list]:
+    rows = []
+    for r in rounds:
+        f, c = r["figures"], r["figures"]["challenger"]
+        solver = f.get("solver_train_pass_rate")
+        rows.append([r["run_id"], r["round"], c["proposals"], c["validity_rate"], c["novelty_rate"], c["zone_rate"],
+                     c["mean_reward"], f["challenger_tasks"], "-" if solver is None else solver, f["solver_note"]])
+    return rows
+
+
+def duel_rows(duel: dict | None) -> tuple[str, list[list]]:
+    if not duel:
+        return "No duel yet: run `python -m alice_app duel --a A --b B`.", []
+    result, rows = duel["result"], []
+    for name, side in result["sides"].items():
+        for r in side["failure_map"]:
+            modes = ", ".join(f"{m} {c}" for m, c in sorted(r["modes"].items())) or "-"
+            rows.append([f"{name}: {side['model']}", r["source"], r["op"], f"{r['pass_rate']:.2f}", r["n"], modes,
+                         r["template"]])
+    found = "; ".join(f"{name} found {len(side['found_against_opponent'])} template(s) against the other"
+                      for name, side in result["sides"].items())
+    return f"Duel #{duel['id']}: A = {duel['model_a']}, B = {duel['model_b']} (k = {result['k']}). {found}.", rows
+
+
+def rejection_summary(counts: dict[str, int]) -> str:
+    if not counts:
+        return "No rejected proposals yet."
+    return "Rejected proposals by reason: " + ", ".join(f"**{reason}** {n}" for reason, n in counts.items())
+
+
+def show(services) -> tuple:
+    store = services.templates
+    summary, duel = duel_rows((store.duels(limit=1) or [None])[0])
+    return (accepted_rows(store.accepted()), rejection_summary(store.rejection_counts()),
+            rejected_rows(store.rejections(limit=100)), round_rows(store.rounds()), summary, duel)
+
+
+def delete_template(services, template_id: str, password: str | None) -> str:
+    try:
+        _check_admin(services, password)
+    except PermissionError as exc:
+        return f"⚠ {exc}"
+    template_id = (template_id or "").strip()
+    if not template_id:
+        return "⚠ Paste a template id from the table."
+    if not services.templates.delete(template_id):
+        return f"⚠ No stored template {template_id!r}."
+    from alice_app.challenger.family import load_catalog
+
+    load_catalog(services.templates)
+    return f"Template {template_id} deleted; the hunt, the feed and repair no longer draw it."
+
+
+def _check_admin(services, password: str | None) -> None:
+    gate = getattr(services, "admin", None)
+    if gate is not None:
+        gate.check(password, who="challenger-tab")
+    elif services.settings.admin_password and password != services.settings.admin_password:
+        raise PermissionError("This action needs the admin password (ALICE_ADMIN_PASSWORD).")
+
+
+def build(services) -> dict:
+    """Lay out the tab; returns the refresh event (run when the tab is opened)."""
+    gr.Markdown("Wordings written by a challenger model (`python -m alice_app coevolve`), validated and "
+                "measured by the engine. Tasks drawn from them form the `challenger` family.")
+    accepted = gr.Dataframe(headers=ACCEPTED_COLUMNS, interactive=False, label="Accepted templates",
+                            elem_id="challenger-accepted")
+    reasons = gr.Markdown(elem_id="challenger-reasons")
+    rejected = gr.Dataframe(headers=REJECTED_COLUMNS, interactive=False, label="Rejected proposals (latest 100)")
+    rounds = gr.Dataframe(headers=ROUND_COLUMNS, interactive=False, label="Co-evolution rounds")
+    duel_summary = gr.Markdown(elem_id="challenger-duel")
+    duel = gr.Dataframe(headers=DUEL_COLUMNS, interactive=False, label="Latest duel: failure maps")
+    with gr.Row():
+        template_id = gr.Textbox(label="Template id to delete")
+        password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
+        delete = gr.Button("Delete template", variant="stop")
+    status = gr.Markdown(elem_id="challenger-status")
+    refresh = dict(fn=partial(show, services), inputs=None,
+                   outputs=[accepted, reasons, rejected, rounds, duel_summary, duel])
+    delete.click(partial(delete_template, services), [template_id, password], status,
+                 api_name="delete_challenger_template").then(**refresh, api_name="challenger_refresh",
+                                                             api_visibility="private")
+    return refresh

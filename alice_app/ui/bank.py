@@ -7,6 +7,7 @@ from functools import partial
 
 import gradio as gr
 
+from alice_app.services import turn_modes
 from alice_app.types import FAILURE_MODES, LEVELS
 from alice_app.ui import exports
 from alice_app.ui import failure_map as fm
@@ -69,7 +70,8 @@ def open_failure(services, failure_id):
     row = services.bank.get(failure_id) if failure_id else None
     if failure_id and row is None:
         return f"⚠ There is no failure #{failure_id}.", ""
-    return fmt.format_failure_detail(row), (row or {}).get("notes") or ""
+    modes = turn_modes(row["task"], row["history"]) if row and row.get("history") else []
+    return fmt.format_failure_detail(row, modes), (row or {}).get("notes") or ""
 
 
 def selected_id(evt: gr.SelectData):

@@ -75,7 +75,8 @@ def counts_figure(counts: Mapping[str, int], title: str) -> go.Figure:
     if not counts or not any(counts.values()):
         return empty_figure(title, "The failure bank is empty: play episodes or run a hunt to fill it.")
     ordered = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
-    figure = go.Figure(layout=dict(LAYOUT, title=title, yaxis_title="failures"))
+    figure = go.Figure(layout=dict(LAYOUT, title=title, yaxis=dict(
+        title="failures", tickformat="d", dtick=max(1, math.ceil(ordered[0][1] / 8)), rangemode="tozero")))
     figure.add_bar(x=[str(k) for k, _ in ordered], y=[v for _, v in ordered])
     return figure
 
@@ -179,9 +180,29 @@ def failure_mode_map_figure(rows: Sequence[Mapping[str, Any]], title: str = "Fai
     if not families:
         return empty_figure(title, "The failure bank is empty: play episodes or run a hunt to fill it.")
     figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 90 + 40 * len(families))))
-    figure.add_heatmap(z=[[v or None for v in row] for row in grid], x=modes, y=families, colorscale="Reds",
+    figure.add_heatmap(z=[[v or None for v in row] for row in grid], x=modes, y=families, colorscale="Reds", zmin=0,
                        text=[[str(v) if v else "" for v in row] for row in grid], texttemplate="%{text}",
                        hoverongaps=False, colorbar=dict(title="failures"),
                        hovertemplate="%{y} · %{x}: %{z} failures<extra></extra>")
     figure.update_xaxes(side="top", tickangle=-20)
+    return figure
+
+
+def penalty_figure(evals: Mapping[str, Any]) -> go.Figure:
+    """Distraction penalty per family (control twin − family accuracy, mean of easy and medium),
+    before vs after training, from the twin rows a run stores with its evaluation."""
+    from alice_app.evaluation import penalty_from_table
+
+    title = "Distraction penalty (control − family accuracy, easy/medium): before vs after"
+    tables = {phase: penalty_from_table(evals.get(phase) or {}) for phase in ("before", "after")}
+    means = {phase: {f: sum(row.get(lv, 0.0) for lv in ("easy", "medium")) / 2 for f, row in table.items()}
+             for phase, table in tables.items()}
+    families = sorted(set(means["before"]) | set(means["after"]))
+    if not families:
+        return empty_figure(title, "No penalty yet: a training run's before/after evaluation measures each "
+                                   "family beside its control twin.")
+    figure = go.Figure(layout=dict(LAYOUT, title=title, barmode="group", yaxis=dict(tickformat=".0%")))
+    for phase, values in means.items():
+        if values:
+            figure.add_bar(x=families, y=[values.get(f) for f in families], name=phase)
     return figure

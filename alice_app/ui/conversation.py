@@ -103,5 +103,5 @@ def format_task_card(observation: Any, state: Mapping[str, Any], answerer: str |
 def format_model(settings: Any) -> str:
     """Which model the "Let the model answer" buttons call."""
     if getattr(settings, "api_base_url", None):
-        return f"Model: `{escape(settings.model_name)}` at the endpoint {escape(settings.api_base_url)}"
-    return f"Model: `{escape(settings.model_name)}` (local)"
+        return f"**Model:** {escape(settings.model_name)} at the endpoint {escape(settings.api_base_url)}"
+    return f"**Model:** {escape(settings.model_name)} (local)"

@@ -191,13 +191,13 @@ def build(services) -> None:
     gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)")
     start = gr.Button("New episode", variant="primary")
     task = gr.Markdown(chat.format_task_card(None, {}), elem_id="episode-task")
-    conversation = gr.Chatbot(label="Episode", elem_id="episode-chat", height=460, buttons=["copy"],
+    conversation = gr.Chatbot(label="Episode", show_label=False, elem_id="episode-chat", height=520, buttons=["copy"],
                               feedback_options=None, placeholder="The task and every turn appear here.")
     with gr.Row():
         text = gr.Textbox(label="Your answer", placeholder="e.g. Answer: 7", scale=4, elem_id="episode-answer")
         submit = gr.Button("Submit answer", variant="primary", scale=1)
-    with gr.Row():
-        gr.Markdown(chat.format_model(services.settings), elem_id="episode-model")
+    with gr.Row(equal_height=True):
+        gr.Markdown(chat.format_model(services.settings), elem_id="episode-model", min_height=0)
         by_model = gr.Button("Let the model answer (1 turn)")
         autoplay = gr.Button("Auto-play the 5 turns")
         bank = gr.Button("Add to failure bank", variant="secondary")

@@ -108,7 +108,8 @@ def format_marked(changed: int, asked: int, repaired: bool) -> str:
     return f"Marked {changed:,} failure{'s' if changed != 1 else ''} as {state}{missing}."
 
 
-def format_failure_detail(row: Mapping[str, Any] | None) -> str:
+def format_failure_detail(row: Mapping[str, Any] | None, modes: Sequence[str | None] = ()) -> str:
+    """The whole failure; ``modes`` labels each turn of its episode history (None = correct)."""
     if not row:
         return "_Select a row (or type its id and press **Open**) to see the whole failure._"
     verdict = row.get("verdict") or {}
@@ -125,14 +126,16 @@ def format_failure_detail(row: Mapping[str, Any] | None) -> str:
     ]
     history = row.get("history") or []
     if history:
-        lines.append("**Episode history:**\n\n" + "\n".join(format_history_line(turn) for turn in history))
+        labels = list(modes) + [None] * (len(history) - len(modes))
+        lines.append("**Episode history** (the failure is labelled by the first attempt):\n\n" +
+                     "\n".join(format_history_line(turn, mode) for turn, mode in zip(history, labels)))
     return "\n\n".join(lines)
 
 
-def format_history_line(turn: Mapping[str, Any]) -> str:
-    """One banked turn: "2. feedback · ✗ · `Answer: 14` · You answered 14, which …"."""
+def format_history_line(turn: Mapping[str, Any], mode: str | None = None) -> str:
+    """One banked turn: "2. feedback · ✗ `distractor_echo` · `Answer: 14` · You answered 14, which …"."""
     verdict = turn.get("verdict") or {}
-    mark = "✓" if verdict.get("is_correct") else "✗"
+    mark = "✓" if verdict.get("is_correct") else "✗" + (f" `{mode}`" if mode else "")
     return (f"{turn.get('index')}. {turn.get('kind')} · {mark} · `{escape(shorten(turn.get('response'), 100))}`"
             f" · {escape(shorten(verdict.get('feedback'), 160))}")
 

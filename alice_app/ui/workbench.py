@@ -26,7 +26,7 @@ def build_app(services) -> gr.Blocks:
                 curriculum_refresh = curriculum.build(services)
             with gr.Tab("Training", id="training") as training_tab:
                 training_refresh = training.build(services)
-            with gr.Tab("Charts", id="charts") as charts_tab_block:
+            with gr.Tab("Charts", id="charts", elem_id="charts-tab") as charts_tab_block:
                 charts_refresh = charts_tab.build(services)
             with gr.Tab("Challenger", id="challenger") as challenger_tab:
                 challenger_tab.select(**challenger.build(services), api_name="open_challenger_tab", api_visibility="private")

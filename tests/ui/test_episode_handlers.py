@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from alice_app.ui import episode
+from alice_app.ui import bank, episode
 
 OUT = SimpleNamespace(**{name: i for i, name in enumerate(episode.OUTPUT_NAMES)})
 
@@ -82,6 +82,8 @@ def test_a_failure_is_labelled_by_its_unaided_first_attempt(services):  # bug 9
     assert row["mode"] == "distractor_echo" and row["response"] == f"Answer: {distractor}"
     badges = [m["content"] for m in out[OUT.chat] if m["role"] == "assistant"]
     assert "mode `distractor_echo`" in badges[0] and all("mode `distractor_echo`" not in b for b in badges[1:])
+    detail = bank.open_failure(services, row["id"])[0]  # the bank's history shows each turn's mode too
+    assert "1. attempt · ✗ `distractor_echo`" in detail and "2. feedback · ✗ `other`" in detail
 
 
 def test_answer_needs_an_episode_and_text(services):

@@ -106,8 +106,10 @@ def test_failure_detail_lists_the_banked_episode_turn_by_turn():
          "verdict": {"is_correct": False, "feedback": "You answered 14, which is the number the task told you to ignore."}},
         {"index": 2, "kind": "feedback", "response": "Answer: 15", "verdict": {"is_correct": False, "feedback": "Off by one."}},
     ]
-    detail = fmt.format_failure_detail({"id": 3, "verdict": {}, "tags": [], "history": history})
-    assert "**Episode history:**" in detail
-    assert "1. attempt · ✗ · `Answer: 14` · You answered 14, which is the number the task told you to ignore." in detail
-    assert "2. feedback · ✗ · `Answer: 15` · Off by one." in detail
+    detail = fmt.format_failure_detail({"id": 3, "verdict": {}, "tags": [], "history": history},
+                                       ["distractor_echo", "off_by_one"])
+    assert "**Episode history** (the failure is labelled by the first attempt):" in detail
+    assert ("1. attempt · ✗ `distractor_echo` · `Answer: 14` · You answered 14, which is the number the task told "
+            "you to ignore.") in detail
+    assert "2. feedback · ✗ `off_by_one` · `Answer: 15` · Off by one." in detail
     assert "Episode history" not in fmt.format_failure_detail({"id": 4, "verdict": {}, "tags": [], "history": []})

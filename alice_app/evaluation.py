@@ -58,7 +58,8 @@ def evaluate_report(policy, families: Sequence[str] | None = None, n_per_cell: i
     """Accuracy per cell, and with ``controls`` the control twins' accuracy on the same seeds, the
     distraction penalty (control − family) per cell and its mean, plus the shortcut shares.
 
-    Keys: accuracy, control, penalty, mean_penalty (None without twins), shortcuts.
+    Keys: accuracy, control, penalty, mean_penalty (None without twins), shortcuts, and twins
+    (family -> its twin's name, e.g. "false_claim_control").
     """
     families = list(families) if families else default_families()
     check_eval_args(families, levels, n_per_cell, seed_start)
@@ -73,12 +74,28 @@ def evaluate_report(policy, families: Sequence[str] | None = None, n_per_cell: i
     right = {task.id: bool(verifier.verify(task, replies[task.id]).is_correct) for task in unique}
     accuracy = _table(tasks, right, families, levels)
     report = {"accuracy": accuracy, "control": {}, "penalty": {}, "mean_penalty": None,
+              "twins": {t.metadata["control_of"]: t.family for t in twins},
               "shortcuts": shortcut_shares([(t, replies[t.id], right[t.id]) for t in tasks])}
     if twins:
         control = _table(twins, right, [f for f in families if has_control(f)], levels, by_origin=True)
         penalty = {f: {lv: round(control[f][lv] - accuracy[f][lv], 4) for lv in levels} for f in control}
         report.update(control=control, penalty=penalty, mean_penalty=mean_accuracy(penalty))
     return report
+
+
+def with_twins(report: dict) -> dict[str, dict[str, float]]:
+    """The accuracy table plus one row per control twin, under the twin's name: the shape a
+    training run stores as its before/after evaluation (the Charts tab reads the penalty from it)."""
+    twins = {report["twins"][family]: row for family, row in report["control"].items()}
+    return {**report["accuracy"], **twins}
+
+
+def penalty_from_table(table: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """control − family per cell, for the families whose twin row is in ``table`` (see ``with_twins``)."""
+    from alice_app.tasks.controls import twin_name
+
+    return {f: {lv: round(table[twin_name(f)][lv] - acc, 4) for lv, acc in row.items() if lv in table[twin_name(f)]}
+            for f, row in table.items() if twin_name(f) and twin_name(f) in table and twin_name(f) != f}
 
 
 def _table(tasks: list[Task], right: dict[str, bool], families: Sequence[str], levels: Sequence[str],

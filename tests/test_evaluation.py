@@ -97,3 +97,16 @@ def test_eval_rows_show_control_and_penalty_per_level():
               "control": {"false_claim": {"easy": 0.75}}, "penalty": {"false_claim": {"easy": 0.5}}}
     assert eval_rows(report) == [{"family": "false_claim", "easy": "0.25", "easy control/penalty": "0.75/+0.50"},
                                  {"family": "plain_arithmetic", "easy": "0.50", "easy control/penalty": "-"}]
+
+
+def test_with_twins_stores_twin_rows_and_the_penalty_comes_back_from_them():
+    from alice_app.evaluation import evaluate_report, penalty_from_table, with_twins
+    from alice_app.tasks import control_of
+
+    tasks = held_out_tasks(["false_claim"], ["easy"], 2, HELD_OUT_SEED_START)
+    key = {control_of(t).prompt: control_of(t).answer for t in tasks}
+    report = evaluate_report(KeyPolicy(key), ["false_claim", "negation_arithmetic"], n_per_cell=2, levels=["easy"])
+    table = with_twins(report)
+    assert table["false_claim_control"] == {"easy": 1.0} and table["false_claim"] == {"easy": 0.0}
+    assert table["plain_arithmetic"] == report["control"]["negation_arithmetic"]
+    assert penalty_from_table(table) == report["penalty"] and report["penalty"]["false_claim"] == {"easy": 1.0}

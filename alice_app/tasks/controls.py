@@ -10,7 +10,7 @@ from __future__ import annotations
 from alice_app.tasks import negated_comparison, plain_arithmetic
 from alice_app.tasks._arith import SHAPES, evaluate, render
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
-from alice_app.tasks.registry import register_control
+from alice_app.tasks.registry import has_control, register_control
 from alice_app.types import Task
 
 # negated_comparison template -> the plain comparison asking for the same option
@@ -69,6 +69,13 @@ def exclusion_twin(task: Task) -> Task:
     question = f"How many of {join_numbers(values)} {task.metadata['positive']}?"
     return twin(task, "exclusion_counting_control", question, len(values) - int(task.answer),
                 "Count the numbers that have the property.")
+
+
+def twin_name(family: str) -> str | None:
+    """The family name a twin of ``family``'s tasks carries, or None when it has none."""
+    if not has_control(family):
+        return None
+    return plain_arithmetic.NAME if family == "negation_arithmetic" else f"{family}_control"
 
 
 for _family, _build in {"negation_arithmetic": plain_twin, "false_claim": false_claim_twin,

@@ -12,15 +12,16 @@ from alice_app.training.config import TrainConfig
 
 def evaluate_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfig,
                    families: Sequence[str], n_per_cell: int | None = None) -> dict:
-    """``{"family": {"level": accuracy}, ...}`` plus what the evaluation reports about itself."""
-    from alice_app.evaluation import evaluate
+    """``{"family": {"level": accuracy}, ...}``, with a row per control twin (``evaluation.with_twins``)
+    so the stored evaluation also gives the distraction penalty."""
+    from alice_app.evaluation import evaluate_report, with_twins
     from alice_app.models.local import LocalPolicy
 
     policy = LocalPolicy(model, tokenizer, model_id=settings.model_name)
     was_training = model.training
     model.eval()
     try:
-        return evaluate(policy, list(families), n_per_cell=n_per_cell or config.eval_n_per_cell,
-                        max_tokens=config.eval_max_tokens)
+        return with_twins(evaluate_report(policy, list(families), n_per_cell=n_per_cell or config.eval_n_per_cell,
+                                          max_tokens=config.eval_max_tokens))
     finally:
         model.train(was_training)

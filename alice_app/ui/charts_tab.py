@@ -12,7 +12,7 @@ from alice_app.ui.inputs import optional_id
 
 
 def figures(services, run_id):
-    """All eight figures for one run (blank = the newest run) and the bank/curriculum as they are."""
+    """All nine figures for one run (blank = the newest run) and the bank/curriculum as they are."""
     try:
         run = _run(services, run_id)
     except ValueError:  # an unreadable run id shows the newest run rather than nothing
@@ -28,6 +28,7 @@ def figures(services, run_id):
         charts.failure_mode_map_figure(mode_counts(services)),
         charts.curriculum_figure(services.curriculum.history()),
         charts.before_after_figure(evals),
+        charts.penalty_figure(evals),
     )
 
 
@@ -55,7 +56,10 @@ def build(services) -> dict:
     with gr.Row():
         mode_map = gr.Plot(show_label=False, elem_classes=["alice-chart"])
         before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+    with gr.Row():
+        penalty = gr.Plot(show_label=False, elem_classes=["alice-chart"])
     refresh = dict(fn=partial(figures, services), inputs=[run_id],
-                   outputs=[reward, zero_std, by_family, by_mode, failure_map, mode_map, curriculum, before_after])
+                   outputs=[reward, zero_std, by_family, by_mode, failure_map, mode_map, curriculum, before_after,
+                            penalty])
     refresh_button.click(**refresh, api_name="refresh_charts")
     return refresh

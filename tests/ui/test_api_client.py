@@ -81,6 +81,6 @@ def test_curriculum_training_and_charts_are_scriptable(client):
     assert "Window (answers) is blank" in client.predict("", "0.8", "0.3", "8", "0.2", "0.8", "0.3", "",
                                                          api_name="/save_curriculum")
     assert "pinned" in client.predict("plain_arithmetic", "medium", "", api_name="/pin_level")
-    assert len(client.predict(None, api_name="/refresh_charts")) == 8
+    assert len(client.predict(None, api_name="/refresh_charts")) == 9
     live, *_ = client.predict(None, api_name="/training_progress")
     assert "No training run yet" in live  # this module's app never trains

@@ -95,14 +95,14 @@ def test_adapter_download_packs_the_folder(services, tmp_path):
 
 def test_charts_are_empty_states_on_a_new_database(services):
     figures = charts_tab.figures(services, None)
-    assert len(figures) == 8 and all(not f.data for f in figures)
+    assert len(figures) == 9 and all(not f.data for f in figures)
 
 
 def test_charts_show_the_bank_and_runs(services, add_failures):
     add_failures(services, 3)
     run_id = services.runs.create("grpo", {})
     services.runs.add_metrics(run_id, 1, {"reward": 0.2, "accuracy": 0.5, "frac_reward_zero_std": 0.25})
-    reward, zero_std, by_family, by_mode, _, mode_map, _, _ = charts_tab.figures(services, run_id)
+    reward, zero_std, by_family, by_mode, _, mode_map, _, _, _ = charts_tab.figures(services, run_id)
     assert list(reward.data[0].y) == [0.2] and list(zero_std.data[0].y) == [0.25]
     assert reward.layout.xaxis.tickformat == "d" and reward.layout.xaxis.dtick == 1  # bug 8: no tick at 1.2
     assert list(by_family.data[0].x) == ["negation_arithmetic"] and list(by_family.data[0].y) == [3]

@@ -66,18 +66,24 @@ def challenger_prompts(count: int, seed: int, known: Sequence[str]) -> list[tupl
     return pairs
 
 
-def propose(challenger, count: int, seed: int, known: Sequence[str], temperature: float = 1.0,
-            max_tokens: int = 96) -> ProposalBatch:
+def propose(challenger, count: int, seed: int, known: Sequence[str], temperature: float = 0.7,
+            max_tokens: int = 80) -> ProposalBatch:
     """Ask ``challenger`` for ``count`` proposals; a failing challenger yields none and the reason."""
     pairs = challenger_prompts(count, seed, known)
     ops = tuple(op for op, _ in pairs)
     chats = tuple(chat for _, chat in pairs)
     try:
-        replies = challenger.generate([list(c) for c in chats], n=1, temperature=temperature, max_tokens=max_tokens)
+        if hasattr(challenger, "complete"):  # a local model: its reply begins with "TEMPLATE:", as in training
+            prompts = [prefilled_prompt(challenger.tokenizer, chat) for chat in chats]
+            texts = challenger.complete(prompts, temperature=temperature, max_tokens=max_tokens)
+        else:
+            replies = challenger.generate([list(c) for c in chats], n=1, temperature=temperature,
+                                          max_tokens=max_tokens)
+            texts = [r[0] if r else "" for r in replies]
     except Exception as exc:  # a timeout, a dead endpoint or a broken model: degrade, never crash
         return ProposalBatch(chats, ops, (), error=f"the challenger {getattr(challenger, 'model_id', '?')} "
                                                    f"failed ({exc}); falling back to the template tasks")
-    return ProposalBatch(chats, ops, tuple(r[0] if r else "" for r in replies))
+    return ProposalBatch(chats, ops, tuple(texts))
 
 
 def prefilled_prompt(tokenizer, chat: Sequence[dict]) -> str:

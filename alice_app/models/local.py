@@ -47,6 +47,15 @@ class LocalPolicy:
                 results.extend(texts[i * samples : (i + 1) * samples] for i in range(len(chunk)))
         return [row * n if samples == 1 else row for row in results]
 
+    def complete(self, texts: list[str], temperature: float = 0.0, max_tokens: int = 64) -> list[str]:
+        """One continuation of each already-rendered prompt (e.g. a chat whose reply is begun)."""
+        if not texts or not all(isinstance(t, str) for t in texts):
+            raise ValueError("complete needs a non-empty list of prompt strings")
+        check_generate_args([[{"role": "user", "content": t}] for t in texts], 1, temperature, max_tokens)
+        with self._lock:
+            return [text for start in range(0, len(texts), self.batch_size)
+                    for text in self._generate_chunk(texts[start:start + self.batch_size], 1, temperature, max_tokens)]
+
     def stream(self, chat: Messages, max_tokens: int = 64) -> Iterator[str]:
         """Greedy answer to one chat, yielded as the text so far after each decoded piece."""
         check_generate_args([chat], 1, 0.0, max_tokens)

@@ -16,7 +16,7 @@ estimate, the curriculum window (promotion/demotion), the failure bank and repai
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from random import Random
 from typing import Any, Callable, Iterator, Sequence
 
@@ -28,6 +28,7 @@ from alice_app.tasks.repair import contrastive_variant, pick_failures, same_temp
 from alice_app.training.prompts import task_messages
 from alice_app.training.rewards import GroupResult
 from alice_app.types import LEVELS, Task
+from alice_app.verify.tier3 import consistency
 
 ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
@@ -164,9 +165,11 @@ class CoevolvingFeed:
         task = result.task
         self.curriculum.record_pass_rate(task.id, task.family, task.level, result.passes, len(result.verdicts))
         self._update_estimate(task, result.passes, len(result.verdicts))
+        agreement = consistency(task, result.responses).to_dict()  # tier 3: the group is k samples
         for response, verdict in zip(result.responses, result.verdicts):
             self.bank.record_attempt(task, verdict.is_correct)
             if not verdict.is_correct:
+                verdict = replace(verdict, details={**verdict.details, "group_consistency": agreement})
                 self.bank.record(task, response, verdict, mode=label_failure(task, verdict), source="train")
         if result.failure_id is not None:
             self.bank.record_repair_attempt(result.failure_id, solved=2 * result.passes >= len(result.verdicts))

@@ -1,0 +1,185 @@
+"""Challenger benchmark: proposal quality before/after challenger training, transfer to hand-written
+paraphrases, and a duel of the embedded model against itself + the co-evolved solver adapter.
+
+    python bench/challenger.py --quick                       # minutes: checks the pipeline
+    python bench/challenger.py                               # the reduced run in assets/challenger_results.json
+    python bench/challenger.py --seeds 3 --transfer-steps 40 --rounds 3 --proposals 32   # the issue's run
+
+1. **Proposals before/after**: the embedded challenger (fresh, then with the adapter from
+   ``--rounds`` co-evolution rounds) writes ``--proposals`` proposals from the same prompts; each is
+   judged against the seed templates only (same yardstick both times) and measured on the *base*
+   solver: validity, novelty and zone rates, mean reward, rejection reasons.
+2. **Transfer**: per seed, two solvers from the same base get the same GRPO budget
+   (``--transfer-steps``): template tasks only, vs half template tasks and half tasks filled from the
+   accepted challenger templates; both are scored (greedy) on bench/data/paraphrases.jsonl, which no
+   template and no challenger output was trained on. With no accepted template the second arm
+   cannot exist, and the JSON says so.
+3. **Duel**: embedded vs embedded + the co-evolved solver adapter: both failure maps.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks the pipeline in minutes")
+    parser.add_argument("--proposals", type=int, default=8, help="proposals judged before and after")
+    parser.add_argument("--rounds", type=int, default=1, help="co-evolution rounds between before and after")
+    parser.add_argument("--challenger-steps", type=int, default=3, help="challenger GRPO steps per round")
+    parser.add_argument("--solver-steps", type=int, default=1, help="solver GRPO steps per round")
+    parser.add_argument("--transfer-steps", type=int, default=4, help="solver GRPO steps per transfer arm")
+    parser.add_argument("--seeds", type=int, default=1, help="transfer seeds (0, 1, ...)")
+    parser.add_argument("--k", type=int, default=2, help="solver samples per filled task")
+    parser.add_argument("--duel-budget", type=int, default=4, help="proposals per duel side")
+    parser.add_argument("--paraphrase-tokens", type=int, default=64, help="tokens per paraphrase answer")
+    parser.add_argument("--out", default=str(ROOT / "assets" / "challenger_results.json"))
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.proposals, args.challenger_steps, args.solver_steps, args.transfer_steps = 2, 1, 1, 1
+        args.duel_budget, args.paraphrase_tokens = 1, 16
+    return args
+
+
+def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0) -> dict:
+    from alice_app.challenger.family import SEED_TEMPLATES
+    from alice_app.challenger.judge import judge_batch, summarize
+    from alice_app.challenger.policy import propose
+
+    known = [p.template for p in SEED_TEMPLATES]
+    batch = propose(policy, count, seed, known)
+    judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,
+                             seed=seed, ops=batch.ops)
+    zone = services.curriculum.load_config().zone
+    return {**summarize(judgements, zone), "error": batch.error, "judged": [j.to_dict() for j in judgements]}
+
+
+def transfer_arm(services, base_settings, use_challenger: bool, steps: int, seed: int, folder: Path,
+                 paraphrase_tokens: int) -> dict:
+    """One solver: ``steps`` GRPO steps from the base model, then the paraphrase score."""
+    from alice_app.challenger.coevolve import CoevolveConfig, Role, solver_phase
+    from alice_app.training.runner import load_training_model
+    from bench.paraphrases import run_paraphrases
+
+    config = CoevolveConfig(solver_steps=steps, seed=seed, template_share=0.5 if use_challenger else 1.0)
+    role = Role("transfer-solver", *load_training_model(base_settings, config.train_config("solver")))
+    tasks, note = _mixed_tasks(services, config) if use_challenger else _template_tasks(config)
+    stats: dict = {}
+    started = time.perf_counter()
+    solver_phase(services, config, role, tasks, folder, stats)
+    seconds = time.perf_counter() - started
+    scored = run_paraphrases(role.policy(), max_tokens=paraphrase_tokens)
+    return {"challenger_tasks": sum(t.family == "challenger" for t in tasks), "prompts": len(tasks), "note": note,
+            "train_seconds": round(seconds, 1), **stats, "paraphrases": {k: v for k, v in scored.items() if k != "replies"}}
+
+
+def _template_tasks(config) -> tuple[list, str]:
+    from alice_app.training.config import TrainConfig
+    from alice_app.training.feed import static_items
+
+    count = config.solver_steps * config.prompts_per_step
+    items = static_items(TrainConfig().training_families(), count, config.seed * 31)
+    return [item.task for item in items], "template tasks only"
+
+
+def _mixed_tasks(services, config) -> tuple[list, str]:
+    """Half template tasks, half fresh fills of every accepted challenger template (same count)."""
+    from random import Random
+
+    from alice_app.challenger.family import fill
+    from alice_app.challenger.proposal import Proposal
+    from alice_app.config import TRAIN_SEED_LIMIT
+
+    templates, _ = _template_tasks(config)
+    accepted = [Proposal(t, op) for t, op in services.templates.wordings()]
+    rng = Random(config.seed * 7919)
+    half = len(templates) // 2 or 1
+    mixed = [fill(rng.choice(accepted), rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(half)]
+    tasks = templates[: len(templates) - half] + mixed
+    rng.shuffle(tasks)
+    return tasks, f"{half} of {len(tasks)} prompts from {len(accepted)} accepted challenger template(s)"
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
+    from alice_app.challenger.duel import duel
+    from alice_app.models.factory import build_policy
+    from alice_app.training.experiment import experiment_services
+
+    started = time.perf_counter()
+    result: dict = {"args": vars(args)}
+    with tempfile.TemporaryDirectory(prefix="alice-challenger-") as tmp:
+        services = experiment_services(Path(tmp))
+        settings = services.settings
+        base = build_policy(settings)
+        print("proposals before challenger training ...", flush=True)
+        result["before"] = proposal_quality(services, base, base, args.proposals, args.k)
+        config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps,
+                                solver_steps=args.solver_steps, k=args.k, fills=1)
+        print("co-evolution ...", flush=True)
+        coevolved = run_coevolve(services, config, Path(tmp) / "coevolve")
+        result["coevolve"] = coevolved["rounds"]
+        last = Path(tmp) / "coevolve" / f"round-{args.rounds}"
+        trained = build_policy(settings, adapter=last / "challenger" / "adapter")
+        print("proposals after challenger training ...", flush=True)
+        result["after"] = proposal_quality(services, trained, base, args.proposals, args.k)
+        result["accepted_templates"] = [{k: r[k] for k in ("template_id", "template", "op", "pass_rate", "n")}
+                                        for r in services.templates.accepted()]
+        result["transfer"] = run_transfer(services, settings, args, Path(tmp))
+        print("duel ...", flush=True)
+        solver = build_policy(settings, adapter=last / "solver" / "adapter")
+        result["duel"] = duel(services, base, solver, budget=args.duel_budget, k=args.k, fills=1)
+        services.close()
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2, default=str) + "\n")
+    print(json.dumps(headline(result), indent=2))
+    return 0
+
+
+def run_transfer(services, settings, args, folder: Path) -> dict:
+    from bench.paraphrases import run_paraphrases
+    from alice_app.models.factory import build_policy
+
+    print("transfer: base model on the paraphrases ...", flush=True)
+    base_score = run_paraphrases(build_policy(settings), max_tokens=args.paraphrase_tokens)
+    out = {"base": {k: v for k, v in base_score.items() if k != "replies"}, "seeds": []}
+    if not services.templates.accepted():
+        out["note"] = "no challenger template was accepted: the template + challenger arm cannot be trained"
+        return out
+    for seed in range(args.seeds):
+        row = {"seed": seed}
+        for arm, use in (("templates", False), ("templates+challenger", True)):
+            print(f"transfer seed {seed}: {arm} ...", flush=True)
+            row[arm] = transfer_arm(services, settings, use, args.transfer_steps, seed, folder / f"t{seed}-{arm}",
+                                    args.paraphrase_tokens)
+        out["seeds"].append(row)
+    return out
+
+
+def headline(result: dict) -> dict:
+    pick = ("validity_rate", "novelty_rate", "zone_rate", "mean_reward", "rejections")
+    transfer = result["transfer"]
+    return {
+        "before": {k: result["before"][k] for k in pick}, "after": {k: result["after"][k] for k in pick},
+        "accepted_templates": len(result["accepted_templates"]),
+        "paraphrases_base": transfer["base"]["correct"],
+        "transfer": [{arm: row[arm]["paraphrases"]["correct"] for arm in ("templates", "templates+challenger")}
+                     for row in transfer["seeds"]] or transfer.get("note"),
+        "duel": {name: [(r["source"], r["op"], r["pass_rate"]) for r in side["failure_map"]]
+                 for name, side in result["duel"]["sides"].items()},
+        "seconds": result["seconds"],
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -62,7 +62,8 @@ def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int,
 
 
 def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_cell: int,
-            eval_every: int, overrides: dict[str, Any] | None = None, hunt_episodes: int = 200) -> dict[str, Any]:
+            eval_every: int, overrides: dict[str, Any] | None = None, hunt_episodes: int = 200,
+            paraphrases: int | None = None) -> dict[str, Any]:
     """Train one arm (feed = "coevolve" or "static") and return its measurements.
 
     Before training: a hunt of ``hunt_episodes`` 5-turn episodes banks the model's failures, then
@@ -75,7 +76,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         config = arm_config(feed, steps, seed, eval_n_per_cell, overrides)
         model, tokenizer = load_training_model(services.settings, config)
         families = config.training_families()
-        probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed)  # noqa: E731
+        probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed,  # noqa: E731
+                                  paraphrases)
         before = probe(model)
         run_id = services.runs.create(config.mode, config.to_dict())
         trainer = build_trainer(services, RunRequest(run_id, config, Path(tmp) / "run"), model, tokenizer, families)
@@ -98,10 +100,11 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
 
 
 def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, families: list[str],
-            hunt_episodes: int, seed: int) -> dict[str, Any]:
-    """The held-out report, the paraphrase set and a hunt, all greedy, with the current weights."""
+            hunt_episodes: int, seed: int, paraphrases: int | None = None) -> dict[str, Any]:
+    """The held-out report, the paraphrase set (its first ``paraphrases`` prompts; None = all) and a
+    hunt, all greedy, with the current weights."""
     from alice_app.models.local import LocalPolicy
-    from bench.paraphrases import run_paraphrases
+    from bench.paraphrases import load_paraphrases, run_paraphrases
 
     policy = LocalPolicy(model, tokenizer, model_id=services.settings.model_name)
     was_training = model.training
@@ -110,7 +113,8 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
         started = time.perf_counter()
         report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
         _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
-        paraphrases = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32)
+        rows = load_paraphrases()[:paraphrases]
+        paraphrase_score = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32, rows=rows)
         _log(f"{config.feed}: paraphrases in {time.perf_counter() - started:.0f} s")
         played = play_fixed(policy, services, hunt_starts(families, hunt_episodes, seed), config.eval_max_tokens)
         _log(f"{config.feed}: {hunt_episodes} hunt episodes in {time.perf_counter() - started:.0f} s")
@@ -118,7 +122,7 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
         model.train(was_training)
     episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
                  "failure_id": r.failure_id} for r in played]
-    return {**report, "paraphrases": paraphrases, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
+    return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
 
 
 def _log(message: str) -> None:

@@ -42,6 +42,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--curve-n-per-cell", type=int, default=3, help="held-out tasks per cell, during")
     parser.add_argument("--eval-every", type=int, default=20, help="steps between evaluations during training")
     parser.add_argument("--hunt-episodes", type=int, default=200, help="episodes of the pre-training hunt")
+    parser.add_argument("--paraphrases", type=int, default=0, help="score the first N paraphrases only (0: all)")
     parser.add_argument("--overhead-steps", type=int, default=4, help="steps per side of the step-time comparison")
     parser.add_argument("--families", nargs="+", default=None,
                         help="train and evaluate these families only (default: the core families + plain_arithmetic)")
@@ -55,12 +56,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.quick:
         args.steps, args.eval_n_per_cell, args.curve_n_per_cell = 3, 2, 1
-        args.eval_every, args.overhead_steps, args.hunt_episodes = 2, 2, 6
+        args.eval_every, args.overhead_steps, args.hunt_episodes, args.paraphrases = 2, 2, 6, 12
     sizes = (args.steps, args.seeds, args.eval_n_per_cell, args.curve_n_per_cell, args.eval_every,
              args.overhead_steps, args.hunt_episodes)
-    if min(sizes) < 1:
+    if min(sizes) < 1 or args.paraphrases < 0:
         parser.error("--steps, --seeds, --eval-n-per-cell, --curve-n-per-cell, --eval-every, --overhead-steps "
-                     "and --hunt-episodes must be >= 1")
+                     "and --hunt-episodes must be >= 1, --paraphrases >= 0")
     try:
         from alice_app.types import check_seed
 
@@ -109,7 +110,7 @@ def child_command(args: argparse.Namespace, arm: str, seed: int, result: Path) -
     return [sys.executable, __file__, "--arm", arm, "--result", str(result), "--steps", str(args.steps),
             "--seed", str(seed), "--eval-n-per-cell", str(args.eval_n_per_cell),
             "--curve-n-per-cell", str(args.curve_n_per_cell), "--eval-every", str(args.eval_every),
-            "--hunt-episodes", str(args.hunt_episodes), "--overhead-steps", str(args.overhead_steps)] + [
+            "--hunt-episodes", str(args.hunt_episodes), "--paraphrases", str(args.paraphrases), "--overhead-steps", str(args.overhead_steps)] + [
             f"--set={pair}" for pair in args.overrides] + (["--families", *args.families] if args.families else [])
 
 
@@ -134,7 +135,8 @@ def run_child(args: argparse.Namespace) -> int:
         result = run_overhead(args.overhead_steps, args.seed, args.settings)
     else:
         result = run_arm(ARM_FEEDS[args.arm], args.steps, args.seed, args.eval_n_per_cell, args.curve_n_per_cell,
-                         args.eval_every, args.settings, hunt_episodes=args.hunt_episodes)
+                         args.eval_every, args.settings, hunt_episodes=args.hunt_episodes,
+                         paraphrases=args.paraphrases or None)
     Path(args.result).write_text(json.dumps(result))
     return 0
 

@@ -123,12 +123,13 @@ def targets(agg: dict) -> list[dict]:
     return [{"figure": f, "target": t, "value": v, "met": None if v is None else bool(ok(v))} for f, t, v, ok in rows]
 
 
-RUN_KEYS = ("steps", "eval_n_per_cell", "curve_n_per_cell", "eval_every", "hunt_episodes", "quick", "settings")
+RUN_KEYS = ("steps", "eval_n_per_cell", "curve_n_per_cell", "eval_every", "hunt_episodes", "paraphrases", "quick",
+            "settings")
 
 
 def run_meta(args) -> dict:
     """What a run was asked to do (kept with its raw arms, so a re-summary reports the same)."""
-    return {key: getattr(args, key) for key in RUN_KEYS}
+    return {key: getattr(args, key, None) for key in RUN_KEYS}
 
 
 def summarize(runs: dict, overhead: dict, meta) -> dict:
@@ -138,7 +139,7 @@ def summarize(runs: dict, overhead: dict, meta) -> dict:
     return {"steps_per_arm": meta["steps"], "seeds": [int(s) for s in per_seed],
             "eval_n_per_cell": meta["eval_n_per_cell"], "curve_n_per_cell": meta["curve_n_per_cell"],
             "eval_every": meta["eval_every"], "hunt_episodes": meta["hunt_episodes"], "quick": meta["quick"],
-            "shared_settings": meta["settings"],
+            "paraphrases_scored": meta.get("paraphrases") or "all", "shared_settings": meta["settings"],
             "config": next(iter(per_seed.values()))["config"], "aggregate": agg, "targets": targets(agg),
             "per_seed": per_seed, "overhead": overhead}
 

@@ -3,6 +3,7 @@
     python -m alice_app train --steps 40
     python -m alice_app train --steps 40 --mode episode --db /tmp/alice.db --out /tmp/runs
     python -m alice_app train --resume 3
+    python -m alice_app train --config examples/recipes/grpo_smollm2.yaml --steps 5 --report_to tensorboard
 
 The run goes through the same background job as the app (so it shows in the Training tab, and a
 second run on the same database is refused); Ctrl-C stops it after the current step with a
@@ -15,31 +16,20 @@ from pathlib import Path
 from typing import Any
 
 from alice_app.config import Settings
-from alice_app.training.config import FEEDS, MODES, TrainConfig
-
-
-DEFAULTS = TrainConfig()  # the flags default to the dataclass, so the two never drift apart
+from alice_app.cli.recipe import add_dataclass_flags, config_from_args as recipe_config
+from alice_app.training.config import TrainConfig
 
 
 def register(subparsers) -> None:
-    train = subparsers.add_parser("train", help="train the policy (GRPO with LoRA, episode mode, or DPO)")
-    train.add_argument("--steps", type=int, default=DEFAULTS.steps, help="optimizer steps")
-    train.add_argument("--mode", choices=MODES, default=DEFAULTS.mode, help="grpo | episode | dpo")
-    train.add_argument("--feed", choices=FEEDS, default=DEFAULTS.feed, help="coevolve (live) or static baseline")
+    train = subparsers.add_parser(
+        "train", help="train the policy (GRPO with LoRA, episode mode, or DPO)",
+        description="Every TrainConfig setting is a flag (from the dataclass, as TRL's TrlParser builds them) "
+                    "and a key of a --config YAML recipe; flags override the recipe.")
+    train.add_argument("--config", metavar="RECIPE.yaml", help="YAML recipe of TrainConfig settings (examples/)")
     train.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
     train.add_argument("--out", help="folder for checkpoints and adapters (default: <data>/runs)")
-    train.add_argument("--families", nargs="+", default=(), help="default: core families + plain_arithmetic")
-    train.add_argument("--seed", type=int, default=DEFAULTS.seed, help="seeds the feed, sampling and LoRA init")
-    train.add_argument("--num-generations", type=int, default=DEFAULTS.num_generations,
-                       help="completions per prompt (group size)")
-    train.add_argument("--max-completion-length", type=int, default=DEFAULTS.max_completion_length,
-                       help="tokens per completion")
-    train.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate, help="LoRA learning rate")
-    train.add_argument("--checkpoint-every", type=int, default=DEFAULTS.checkpoint_every,
-                       help="steps between checkpoints")
-    train.add_argument("--eval-n-per-cell", type=int, default=DEFAULTS.eval_n_per_cell,
-                       help="held-out tasks per cell; 0 skips eval")
     train.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped or failed run")
+    add_dataclass_flags(train, TrainConfig)
     train.set_defaults(func=run_train_command)
 
 
@@ -64,12 +54,7 @@ def run_train_command(args) -> int:
 
 
 def config_from_args(args) -> TrainConfig:
-    return TrainConfig(
-        mode=args.mode, feed=args.feed, steps=args.steps, families=tuple(args.families), seed=args.seed,
-        num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        learning_rate=args.learning_rate, checkpoint_every=args.checkpoint_every,
-        eval_n_per_cell=args.eval_n_per_cell,
-    ).validate()
+    return recipe_config(args, TrainConfig, getattr(args, "config", None))
 
 
 def _wait(job: Any) -> None:

@@ -12,6 +12,8 @@ MODES: tuple[str, ...] = ("grpo", "episode", "dpo")
 FEEDS: tuple[str, ...] = ("coevolve", "static")
 LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
 LR_SCHEDULES: tuple[str, ...] = ("constant", "linear", "cosine")
+REPORTERS: tuple[str, ...] = ("tensorboard", "trackio", "wandb")  # TRL/transformers integrations
+VLLM_MODES: tuple[str, ...] = ("colocate", "server")
 MAX_STEPS = 100_000  # far beyond any run this workbench makes; a typo of 10**9 steps must not validate
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
@@ -71,6 +73,12 @@ class TrainConfig:
     no_format_share: float = field(default=0.0, metadata=_help(
         "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
         "always keeps it)"))
+    report_to: tuple[str, ...] = field(default=(), metadata=_help(
+        "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
+    use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
+                                                         "vllm`); see docs/scaling.md"))
+    vllm_mode: str = field(default="colocate", metadata=_help("colocate: vLLM shares the training GPUs; server: a "
+                                                              "separate `trl vllm-serve` process"))
 
     def validate(self) -> "TrainConfig":
         _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
@@ -104,6 +112,9 @@ class TrainConfig:
         _check(self.eval_n_per_cell >= 0, f"eval_n_per_cell must be 0 or more, not {self.eval_n_per_cell}")
         _check(self.eval_max_tokens >= 1, f"eval_max_tokens must be at least 1, not {self.eval_max_tokens}")
         _check(self.dpo_max_pairs >= 1, f"dpo_max_pairs must be at least 1, not {self.dpo_max_pairs}")
+        _check(set(self.report_to) <= set(REPORTERS),
+               f"report_to takes {', '.join(REPORTERS)}, not {', '.join(sorted(set(self.report_to) - set(REPORTERS)))}")
+        _check(self.vllm_mode in VLLM_MODES, f"vllm_mode must be one of {', '.join(VLLM_MODES)}, not {self.vllm_mode!r}")
         self._check_families()
         return self
 
@@ -150,6 +161,7 @@ class TrainConfig:
             num_generations=self.num_generations, max_completion_length=self.max_completion_length,
             temperature=self.temperature, beta=self.beta, loss_type=self.loss_type,
             epsilon_high=self.epsilon_high or None, mask_truncated_completions=self.mask_truncated_completions,
+            use_vllm=self.use_vllm, vllm_mode=self.vllm_mode,
             **self._common_trainer_args(),
             # The live feed decides what comes next; TRL's buffered shuffle would read ahead 1000 prompts.
             shuffle_dataset=False,
@@ -167,7 +179,7 @@ class TrainConfig:
         cuda = _cuda_available()
         return dict(
             learning_rate=self.learning_rate, seed=self.seed, logging_steps=1,
-            save_strategy="steps", save_steps=self.checkpoint_every, report_to=[], disable_tqdm=True,
+            save_strategy="steps", save_steps=self.checkpoint_every, report_to=list(self.report_to), disable_tqdm=True,
             lr_scheduler_type=self._scheduler(), warmup_steps=round(self.warmup_ratio * self.steps), use_cpu=not cuda, bf16=cuda, dataloader_num_workers=0,
             activation_checkpointing=self.activation_checkpointing,
         )

@@ -1,0 +1,37 @@
+"""Fixtures for the integration tests: real services on a temporary database, a live ALICE server
+(the server tests' own ``running_server``), and for the slow tests the converted embedded model."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def services(settings):
+    from alice_app.services import Services
+
+    services = Services.from_settings(settings)
+    yield services
+    services.close()
+
+
+@pytest.fixture
+def server_url(services, load_script):
+    """An ALICE OpenEnv server (API only) over ``services``' database."""
+    from alice_app.server.asgi import create_app
+
+    running_server = load_script("tests/server/conftest.py").running_server
+    with running_server(create_app(services, mount_ui=False)) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def embedded_model_dir(tmp_path_factory):
+    from pathlib import Path
+
+    from alice_app.config import Settings
+    from alice_app.models.loader import ensure_embedded_checkpoint, is_complete_checkpoint
+
+    shared = Path(Settings.from_env().models_dir) / "SmolLM2-135M-Instruct"
+    if is_complete_checkpoint(shared):
+        return shared
+    return ensure_embedded_checkpoint(tmp_path_factory.mktemp("models"))

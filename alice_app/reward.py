@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .types import TURN_KINDS, Reward, Verdict
-from .verify.extract import locate_answer
+from .verify.extract import locate_answer, marker_text
 from .verify.tier1 import answers_equal
 
 CORRECT = 1.0
@@ -39,15 +39,18 @@ def compute_reward(
     components = {
         "correctness": CORRECT if correct else 0.0,
         "speed": SPEED_BONUS * (TURNS - turn_index) / (TURNS - 1) if correct else 0.0,
-        "format": FORMAT_BONUS if _explicit(response) else 0.0,
+        "format": FORMAT_BONUS if _explicit(response, verdict) else 0.0,
         "repetition": _repetition(verdict, correct, previous_answers),
     }
     return Reward(total=round(sum(components.values()), 6), components=components)
 
 
-def _explicit(response: str) -> bool:
+def _explicit(response: str, verdict: Verdict) -> bool:
     # The requested format, not a number guessed from prose: what the system prompt asks for.
-    return locate_answer(response)[1] in EXPLICIT_METHODS
+    # An 'Answer:' line from which the verifier read an answer counts too: a text answer ("Answer: CAT,DOG").
+    if locate_answer(response)[1] in EXPLICIT_METHODS:
+        return True
+    return verdict.extracted is not None and bool(marker_text(response))
 
 
 def _repetition(verdict: Verdict, correct: bool, previous_answers: Sequence[str | None]) -> float:

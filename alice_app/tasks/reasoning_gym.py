@@ -1,7 +1,15 @@
 """Adapter: any reasoning-gym dataset as an ALICE family, scored by the dataset's own score_answer.
 
 reasoning-gym is imported lazily (it takes seconds), so registering adapters costs nothing. Each
-task is item 0 of the dataset built with ``size=1, seed=<task seed>``: deterministic and cheap.
+task is item 0 of the dataset built with ``size=1`` and a seed derived from the task seed and its
+level (``dataset_seed``), so levels whose config ranges overlap still give different tasks for the
+same seed: deterministic and cheap.
+
+Answers are numbers ("-4") or text ("TIPS,TAPS,BAPS", "P ∨ Q"). A text task asks for
+``Answer: <answer>`` and carries ``metadata["answer_kind"] = "text"``, which the verifier's
+extraction, the feedback and the failure labels read. Datasets whose answer is open (any valid
+conclusion scores, e.g. propositional_logic, where reasoning-gym's reference answer is None) get
+``answer = ""`` (no reference to copy into a DPO "chosen"): only their scorer can accept an answer.
 """
 from __future__ import annotations
 
@@ -11,7 +19,10 @@ from typing import Any, Mapping
 
 from alice_app.tasks._common import ANSWER_FORMAT, task_id
 from alice_app.tasks.registry import Family, register
-from alice_app.types import Task
+from alice_app.types import LEVELS, Task
+from alice_app.verify.numbers import to_fraction
+
+TEXT_ANSWER_FORMAT = 'End your reply with a final line of the form "Answer: <answer>".'
 
 
 @dataclass(frozen=True)
@@ -55,15 +66,29 @@ def final_answer_text(response: str) -> str:
     return text.strip().strip("*`$ ").rstrip(".").strip()
 
 
+def dataset_seed(seed: int, level: str) -> int:
+    """The reasoning-gym seed of task ``seed`` at ``level``: distinct per level, deterministic."""
+    return seed * len(LEVELS) + LEVELS.index(level)
+
+
+def answer_kind(answer: Any) -> str:
+    return "number" if answer is not None and to_fraction(str(answer)) is not None else "text"
+
+
 def make_generator(name: str, config: ReasoningGymConfig):
     def generate(level: str, seed: int, params: dict) -> Task:
         level_config = _frozen(config.levels[level])
-        entry = _dataset(config.dataset, level_config, seed)[0]
+        derived = dataset_seed(seed, level)
+        entry = _dataset(config.dataset, level_config, derived)[0]
+        kind = answer_kind(entry["answer"])
         metadata = {"template": config.dataset, "operands": [], "operator": "", "distractors": [],
                     "negated": False, "alternatives": [], "source_dataset": config.dataset,
-                    "dataset_config": dict(level_config), "entry": _plain(entry), "params": {}}
+                    "dataset_config": dict(level_config), "entry": _plain(entry), "params": {},
+                    "dataset_seed": derived, "answer_kind": kind}
+        answer_format = ANSWER_FORMAT if kind == "number" else TEXT_ANSWER_FORMAT
         return Task(id=task_id(name, level, seed, params), family=name, level=level,
-                    prompt=f"{entry['question']}\n{ANSWER_FORMAT}", answer=str(entry["answer"]),
+                    prompt=f"{entry['question']}\n{answer_format}",
+                    answer="" if entry["answer"] is None else str(entry["answer"]),
                     hint=config.hint, seed=seed, metadata=metadata)
 
     return generate
@@ -72,7 +97,8 @@ def make_generator(name: str, config: ReasoningGymConfig):
 def make_scorer(config: ReasoningGymConfig):
     def score(task: Task, response: str) -> float:
         level_config = _frozen(config.levels[task.level])
-        dataset = _dataset(config.dataset, level_config, task.seed)
+        # Tasks banked before dataset_seed existed were built from the task seed itself.
+        dataset = _dataset(config.dataset, level_config, int(task.metadata.get("dataset_seed", task.seed)))
         entry = dataset[0]  # regenerated, so a task read back from the database scores the same
         return float(dataset.score_answer(final_answer_text(response or ""), entry))
 

@@ -172,3 +172,16 @@ def marker_text(response: Any) -> str | None:
     if not matches:
         return None
     return text[matches[-1].end() :].split("\n", 1)[0][:SEGMENT].strip(_LEAD_CHARS + ".")
+
+
+def text_answer(response: Any) -> str | None:
+    """A text answer ("TIPS,TAPS,BAPS", "P ∨ Q"): after the last "Answer:", else the last
+    non-empty line if it is short; None when there is nothing to read."""
+    marked = marker_text(response)
+    if marked is not None:
+        return marked or None
+    if not isinstance(response, str):
+        return None
+    lines = [line.strip() for line in _clean(response[-WINDOW:]).splitlines() if line.strip()]
+    last = lines[-1].strip(_LEAD_CHARS + ".") if lines else ""
+    return last if last and len(last) <= SEGMENT else None

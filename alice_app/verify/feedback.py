@@ -14,6 +14,10 @@ FORMAT_HELP = (
     "I could not find an answer in your reply. End it with a final line of the form "
     "'Answer: <number>', with just the number after the colon."
 )
+TEXT_FORMAT_HELP = (
+    "I could not find an answer in your reply. End it with a final line of the form "
+    "'Answer: <answer>', with just your answer after the colon."
+)
 ORACLE_UNAVAILABLE = "The semantic oracle is unavailable, so this rests on the programmatic check alone"
 
 
@@ -23,7 +27,7 @@ def write_feedback(task: Task, is_correct: bool, extracted: str | None) -> str:
         return f"Correct: {extracted} is the right answer." if extracted else "Correct."
     diagnosis = diagnose(task, extracted)
     if diagnosis.mode == "format":
-        return FORMAT_HELP
+        return TEXT_FORMAT_HELP if (task.metadata or {}).get("answer_kind") == "text" else FORMAT_HELP
     if diagnosis.mode == "distractor_echo":
         return f"You answered {extracted}, which is the number the task told you to ignore."
     if diagnosis.mode == "operator_confusion":

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..types import Task
 from . import latex
-from .extract import SEGMENT, WINDOW, extract_answer, locate_answer, marker_text
+from .extract import SEGMENT, WINDOW, extract_answer, locate_answer, marker_text, text_answer
 from .numbers import normalise, to_fraction
 
 __all__ = ["Tier1Result", "answers_equal", "check", "extract_answer", "family_scorer", "locate_answer"]
@@ -94,6 +94,8 @@ def _check_text(task: Task, response: str, answer: str | None, method: str) -> T
 
 def _check_with_scorer(task: Task, response: str, scorer: Scorer) -> Tier1Result:
     answer, method = locate_answer(response)
+    if (task.metadata or {}).get("answer_kind") == "text":  # "CAT,DOG" is an answer, not "no number"
+        answer, method = text_answer(response), "text"
     text = response[-WINDOW:] if isinstance(response, str) else ""
     # The scorer may expect the bare answer (reasoning-gym's score_answer does): try both.
     candidates = dict.fromkeys(c for c in (text.strip(), marker_text(text), answer) if c)

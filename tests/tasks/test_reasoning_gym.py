@@ -2,14 +2,15 @@ import pytest
 import reasoning_gym
 
 from alice_app.tasks import generate_task, get_family
-from alice_app.tasks.reasoning_gym import BASIC_ARITHMETIC_LEVELS, final_answer_text
+from alice_app.tasks.reasoning_gym import BASIC_ARITHMETIC_LEVELS, dataset_seed, final_answer_text
 
 FAMILY = "rg_basic_arithmetic"
 
 
 def test_task_is_the_datasets_own_item():
     task = generate_task(FAMILY, "medium", 42)
-    entry = reasoning_gym.create_dataset("basic_arithmetic", size=1, seed=42, **BASIC_ARITHMETIC_LEVELS["medium"])[0]
+    entry = reasoning_gym.create_dataset("basic_arithmetic", size=1, seed=dataset_seed(42, "medium"),
+                                         **BASIC_ARITHMETIC_LEVELS["medium"])[0]
     assert task.prompt.startswith(entry["question"]) and task.answer == entry["answer"]
     assert task.metadata["source_dataset"] == "basic_arithmetic"
 

@@ -113,7 +113,7 @@ def main(argv=None) -> int:
     from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
     from alice_app.challenger.duel import duel
     from alice_app.models.factory import build_policy
-    from alice_app.training.experiment import experiment_services
+    from bench.experiment import experiment_services
 
     started = time.perf_counter()
     result: dict = {"args": vars(args)}

@@ -32,3 +32,28 @@ def test_a_right_but_unstable_first_attempt_is_banked_as_unstable(settings):
     assert not calm.unstable and calm.confidence == 1.0
     assert services.bank.query(page_size=5).total == 1
     services.close()
+
+
+def test_a_hunt_refuses_fewer_than_one_sample(settings):
+    import pytest
+
+    from alice_app.hunt import run_hunt
+    from alice_app.services import Services
+
+    services = Services.from_settings(settings)
+    with pytest.raises(ValueError, match="--samples must be at least 1"):
+        run_hunt(Samples([]), services, 1, samples=0)
+    services.close()
+
+
+def test_services_verify_with_samples_gives_the_tier3_verdict(settings):
+    from alice_app.services import Services
+    from alice_app.training.prompts import task_messages
+
+    services = Services.from_settings(settings)
+    task = fill(SEED_TEMPLATES[2], 5)
+    services.use_policy(Samples([f"Answer: {task.answer}", "Answer: 0", "Answer: 1", "Answer: 2"]))
+    verdict = services.verify_with_samples(task, task_messages(task), f"Answer: {task.answer}", k=4)
+    assert verdict.is_correct and verdict.tier == 3 and verdict.details["unstable"]
+    assert verdict.details["consistency"]["samples"] == 4 and verdict.confidence < 0.5
+    services.close()

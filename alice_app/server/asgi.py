@@ -9,6 +9,7 @@ import functools
 import json
 import logging
 import sqlite3
+import threading
 from typing import Any, Optional
 
 from fastapi import FastAPI, Request
@@ -27,6 +28,7 @@ from alice_app.server.episodes import EpisodeRegistry, RequestError
 from alice_app.server.guard import ClientGuard
 from alice_app.server.models import AliceAction, AliceObservation, AliceState
 from alice_app.store.db import StoreError, storage_problem
+from alice_app.verify import latex
 
 log = logging.getLogger("alice_app.server")
 
@@ -66,7 +68,21 @@ def create_app(services: Any = None, *, settings: Optional[Settings] = None, mou
     if mount_ui:
         _mount_gradio(app, services)
     app.add_api_route("/", _redirect_to(UI_PATH + "/" if mount_ui else "/docs"), include_in_schema=False)
+    threading.Thread(target=_warm_up, name="alice-warm-up", daemon=True).start()
     return app
+
+
+def _warm_up() -> None:
+    """Pay the one-off costs (sympy in the LaTeX worker, reasoning-gym's seconds-long import)
+    at start-up, in the background, rather than inside some client's first request."""
+    from alice_app.tasks.registry import family_names, generate_task
+
+    latex.warm_up()
+    for family in family_names():
+        try:
+            generate_task(family, "easy", 0)
+        except Exception:  # a broken family shows up in its own requests, with its own message
+            log.warning("warm-up: family %s could not generate a task", family)
 
 
 class QuietWebSocketClose:

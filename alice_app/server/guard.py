@@ -5,6 +5,7 @@
 - a write budget per client (``ALICE_WRITES_PER_MINUTE``): an HTTP /reset or /step over it gets
   429 with a Retry-After; a WebSocket message over it waits for the budget instead (the session
   is slowed, never dropped);
+- a request body over MAX_BODY_BYTES is refused (413) before it is read;
 - a binary WebSocket frame reaches OpenEnv as text, so it gets an error message back instead of
   closing the session; a client refused for lack of session slots reads CAPACITY_REACHED before
   the socket closes;
@@ -23,10 +24,15 @@ import time
 from contextvars import ContextVar
 from urllib.parse import parse_qs
 
+from alice_app.server.models import MAX_RESPONSE_CHARS
+
 GUARDED_PREFIXES = ("/reset", "/step", "/state", "/ws", "/mcp", "/schema", "/metadata", "/docs", "/openapi")
 WRITE_PATHS = ("/reset", "/step")
 MAX_TRACKED_CLIENTS = 10_000
 REFUSAL_LINGER_S = 2.0
+# The largest request body read: an answer of MAX_RESPONSE_CHARS characters, each escaped in JSON
+# as "\\uXXXX" (6 bytes) at worst, plus room for the rest of the request.
+MAX_BODY_BYTES = 6 * MAX_RESPONSE_CHARS + 8 * 1024
 
 current_client: ContextVar[str | None] = ContextVar("alice_client", default=None)
 
@@ -101,12 +107,15 @@ class ClientGuard:
                                  "'Authorization: Bearer <ALICE_API_TOKEN>'")
         if scope["type"] == "websocket":
             return await self.app(scope, self._websocket_receive(receive, key), _linger_after_refusal(send, receive))
+        if guarded and _declared_length(scope) > MAX_BODY_BYTES:
+            return await _refuse(scope, receive, send, 413, f"request body over {MAX_BODY_BYTES:,} bytes; an "
+                                 f"answer is at most {MAX_RESPONSE_CHARS:,} characters")
         if scope.get("method") == "POST" and path in WRITE_PATHS:
             wait = self.budget.take(key)
             if wait:
                 return await _refuse(scope, receive, send, 429, f"write budget spent ({self.budget.per_minute} "
                                      f"resets and steps a minute); retry in {wait:.1f} s", retry_after=wait)
-        return await self.app(scope, receive, send)
+        return await self.app(scope, _bounded_body(receive) if guarded else receive, send)
 
     def _websocket_receive(self, receive, key: str):
         async def guarded_receive():
@@ -125,6 +134,33 @@ class ClientGuard:
             return message
 
         return guarded_receive
+
+
+def _declared_length(scope: dict) -> int:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+def _bounded_body(receive):
+    """A body sent without a length (chunked) is cut off at MAX_BODY_BYTES: the app then sees a
+    truncated JSON document and answers 422 instead of reading on."""
+    seen = 0
+
+    async def bounded_receive():
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                return {"type": "http.request", "body": b"", "more_body": False}
+        return message
+
+    return bounded_receive
 
 
 def _linger_after_refusal(send, receive):

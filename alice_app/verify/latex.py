@@ -10,6 +10,7 @@ A few characters can make sympy run for hours (``$100000000!$``, ``$\\Gamma(10^{
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 from .sandbox import SandboxError, WorkerPool
@@ -34,6 +35,18 @@ def costly_construct(snippet: str) -> str | None:
 def pool() -> WorkerPool:
     """The process's symbolic workers, started on first use."""
     return WorkerPool("alice_app.verify.symbolic", size=WORKERS, deadline_s=DEADLINE_S)
+
+
+def warm_up() -> None:
+    """Start a worker in the background, so that the first LaTeX answer does not wait for
+    sympy to import (servers call this at start-up)."""
+    def ping() -> None:
+        try:
+            pool().call({"op": "ping"})
+        except SandboxError:
+            pass
+
+    threading.Thread(target=ping, name="latex-warm-up", daemon=True).start()
 
 
 def latex_value(snippet: str) -> str | None:

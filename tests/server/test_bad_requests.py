@@ -48,8 +48,11 @@ def test_bad_step_requests(http, body, status, needle):
 
 def test_a_one_megabyte_response_is_refused_briefly(http, episode_id):
     reply = http.post("/step", json={"action": {"response": ONE_MB}, "episode_id": episode_id})
-    assert reply.status_code == 422
-    assert str(MAX_RESPONSE_CHARS) in detail_text(reply)
+    assert reply.status_code == 413  # refused from its Content-Length, before the megabyte is read
+    assert f"{MAX_RESPONSE_CHARS:,}" in detail_text(reply)
+    just_over = http.post("/step", json={"action": {"response": "7" * (MAX_RESPONSE_CHARS + 1)},
+                                         "episode_id": episode_id})
+    assert just_over.status_code == 422 and str(MAX_RESPONSE_CHARS) in detail_text(just_over)
     assert len(reply.content) < 5_000, "the error must not echo the megabyte back"
     state = http.get("/state", params={"episode_id": episode_id}).json()
     assert state["turn"] == 0, "the refused answer must not count as a turn"

@@ -1,0 +1,240 @@
+"""Abuse probes against a live ``uvicorn alice_app.server:app`` on 127.0.0.1, with an innocent
+client playing episodes at the same time.
+
+    python bench/abuse.py [--seconds 20] [--max-rounds 200]
+
+The server runs as a public Space would be configured: ``ALICE_API_TOKEN`` set,
+``ALICE_WRITES_PER_MINUTE=120``, ``ALICE_MAX_SESSIONS=8``, ``ALICE_SESSION_IDLE_S=5``, and
+``ALICE_BEHIND_PROXY=1`` so that the bench can play distinct clients by the X-Forwarded-For
+header a proxy would set. The attacker replays the probes of issue 14 round after round
+(bounded: ``--seconds`` and ``--max-rounds``): writes without the token, LaTeX bombs, a /reset flood, episode takeover and /state
+peeking, HTTP /mcp session creation, binary and surrogate input, a 1 MB body, idle sessions.
+Prints the figures the issue asks for: requests tried, requests over 2 s, writes without
+authorisation, and the p99 of the innocent client's steps while the attacker runs (targets: 0, 0,
+0, < 200 ms), plus how long the server takes to exit on SIGTERM.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect as ws_connect
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "bench-token"
+SLOW_S = 2.0
+WARM_UP_S = 10.0
+BOMBS = ["$100000000!$", "$10^{8}!$", "$9^{64}!$", "$\\Gamma(10^{8})$", "$\\binom{10^{9}}{5*10^{8}}$",
+         "$(10^{8})!!$", "$\\prod_{i=1}^{10^{8}} i$", "Answer: \\sqrt{2^{2^{64}}}", "$\\sum_{i=1}^{10^{9}} i^i$"]
+
+
+class Tally:
+    """Every attacker request: how long it took, and whether it was a write that got through."""
+
+    def __init__(self):
+        self.times: list[float] = []
+        self.slow: list[str] = []
+        self.labelled: list[tuple[float, str]] = []
+        self.unauthorised_writes = 0
+        self.lock = threading.Lock()
+
+    def timed(self, call, *, unauthorised_write_if=None, label: str = ""):
+        start = time.perf_counter()
+        try:
+            result = call()
+        except Exception as exc:  # a refused or dropped connection still counts as a request tried
+            result = exc
+        with self.lock:
+            self.times.append(time.perf_counter() - start)
+            self.labelled.append((self.times[-1], label or "request"))
+            if self.times[-1] > SLOW_S:
+                self.slow.append(f"{label or 'request'}: {self.times[-1]:.1f} s")
+            if unauthorised_write_if is not None and unauthorised_write_if(result):
+                self.unauthorised_writes += 1
+        return result
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(port: int, data_dir: str) -> subprocess.Popen:
+    env = {**os.environ, "ALICE_DATA_DIR": data_dir, "ALICE_API_TOKEN": TOKEN, "ALICE_WRITES_PER_MINUTE": "120",
+           "ALICE_MAX_SESSIONS": "8", "ALICE_SESSION_IDLE_S": "5", "ALICE_BEHIND_PROXY": "1",
+           "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "alice_app.server:app", "--host", "127.0.0.1",
+                               "--port", str(port), "--log-level", "warning"], env=env, cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    server.kill()
+    raise SystemExit("the server did not start")
+
+
+def headers(client: str, token: bool = True) -> dict:
+    return {"x-forwarded-for": client, **({"authorization": f"Bearer {TOKEN}"} if token else {})}
+
+
+def innocent(url: str, seconds: float) -> dict:
+    """Plays hunt episodes over HTTP with plain wrong answers at a person's pace (inside the
+    write budget) for ``seconds``, timing every step: [(wall-clock start, seconds taken)]."""
+    latencies, errors, deadline, seed = [], [], time.time() + seconds, 0
+    with httpx.Client(base_url=url, timeout=30, headers=headers("10.0.0.1")) as http:
+        while time.time() < deadline:
+            seed += 1
+            reset = http.post("/reset", json={"family": "negation_arithmetic", "level": "easy", "seed": seed,
+                                              "mode": "hunt"})
+            if reset.status_code != 200:
+                errors.append(f"reset {reset.status_code}: {reset.text[:100]}")
+                time.sleep(1)
+                continue
+            episode_id = reset.json()["observation"]["episode_id"]
+            for turn in range(5):
+                time.sleep(0.6)
+                start, began = time.perf_counter(), time.time()
+                reply = http.post("/step", json={"action": {"response": f"Answer: {1000 + turn}"},
+                                                 "episode_id": episode_id})
+                latencies.append((began, time.perf_counter() - start))
+                if reply.status_code != 200:
+                    errors.append(f"step {reply.status_code}: {reply.text[:100]}")
+    return {"latencies": latencies, "errors": errors}
+
+
+def start_innocent(url: str, seconds: float) -> subprocess.Popen:
+    """The innocent client in its own process, so the attacker's client work cannot slow it."""
+    return subprocess.Popen([sys.executable, __file__, "--innocent", url, "--seconds", str(seconds)],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def attack(url: str, seconds: float, max_rounds: int, tally: Tally) -> int:
+    """Replays every probe, round after round, for ``seconds`` (at most ``max_rounds`` rounds)."""
+    deadline, rounds = time.monotonic() + seconds, 0
+    with httpx.Client(base_url=url, timeout=60) as http:
+        victim = http.post("/reset", json={"family": "negation_arithmetic", "seed": 1},
+                           headers=headers("10.0.0.2")).json()["observation"]["episode_id"]
+        while rounds < max_rounds and time.monotonic() < deadline:
+            attack_round(http, url, victim, tally)
+            rounds += 1
+    return rounds
+
+
+def attack_round(http: httpx.Client, url: str, victim: str, tally: Tally) -> None:
+    ok = lambda r: isinstance(r, httpx.Response) and r.status_code < 300  # noqa: E731
+    anon, mallory = headers("10.6.6.6", token=False), headers("10.6.6.7")
+    for path, body in (("/reset", {}), ("/step", {"action": {"response": "7"}, "episode_id": victim})):
+        tally.timed(lambda: http.post(path, json=body, headers=anon), unauthorised_write_if=ok,
+                    label=f"anonymous {path}")
+    tally.timed(lambda: http.post("/reset", json={"episode_id": victim}, headers=mallory),
+                unauthorised_write_if=ok, label="takeover /reset")  # reusing someone's id
+    tally.timed(lambda: http.post("/step", json={"action": {"response": "7"}, "episode_id": victim},
+                                  headers=mallory), unauthorised_write_if=ok, label="takeover /step")
+    tally.timed(lambda: http.get("/state", params={"episode_id": victim}, headers=mallory),
+                unauthorised_write_if=ok, label="peek /state")  # another client's episode
+    for bomb in BOMBS:
+        episode = tally.timed(lambda: http.post("/reset", json={"seed": 3}, headers=mallory), label="reset")
+        if ok(episode):
+            episode_id = episode.json()["observation"]["episode_id"]
+            tally.timed(lambda: http.post("/step", json={"action": {"response": bomb},
+                                                         "episode_id": episode_id}, headers=mallory),
+                        label=f"step {bomb}")
+    for _ in range(30):  # a reset flood: the write budget answers 429 at once
+        tally.timed(lambda: http.post("/reset", json={}, headers=mallory), label="reset flood")
+    create = {"jsonrpc": "2.0", "method": "openenv/session/create", "params": {}, "id": 1}
+    for _ in range(10):
+        tally.timed(lambda: http.post("/mcp", json=create, headers=mallory),
+                    unauthorised_write_if=lambda r: ok(r) and "result" in r.json(), label="/mcp session")
+    raw = b'{"action": {"response": "\\ud800"}, "episode_id": "x"}'
+    tally.timed(lambda: http.post("/step", content=raw, headers={**mallory, "content-type": "application/json"}),
+                label="surrogate /step")
+    tally.timed(lambda: http.post("/step", json={"action": {"response": "7" * 1_000_000}, "episode_id": "x"},
+                                  headers=mallory), label="1 MB /step")
+    tally.timed(lambda: asyncio.run(websocket_probes(url)), label="websocket probes (6 connections)")
+
+
+async def websocket_probes(url: str) -> None:
+    """Binary frames, anonymous sessions, and sessions left idle to hold slots."""
+    ws_url = url.replace("http", "ws", 1) + "/ws"
+    async with ws_connect(ws_url, additional_headers={"x-forwarded-for": "10.6.6.8"}) as anonymous:
+        await anonymous.recv()  # refused: no token
+    sockets = []
+    for _ in range(4):  # sessions that just sit there
+        ws = await ws_connect(ws_url + f"?token={TOKEN}", additional_headers={"x-forwarded-for": "10.6.6.9"})
+        sockets.append(ws)
+        await ws.send(b"\x00\xffbinary")
+        await asyncio.wait_for(ws.recv(), 10)
+    for ws in sockets:
+        await ws.close()
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long the attacker runs")
+    parser.add_argument("--max-rounds", type=int, default=200, help="at most this many rounds of every probe")
+    parser.add_argument("--innocent", metavar="URL", help=argparse.SUPPRESS)  # the innocent client's process
+    args = parser.parse_args()
+    if args.innocent:
+        print(json.dumps(innocent(args.innocent, args.seconds)))
+        return
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data_dir:
+        server = start_server(port, data_dir)
+        try:
+            player = start_innocent(url, WARM_UP_S + args.seconds + 5)
+            time.sleep(WARM_UP_S)  # the server's background warm-up is done; the innocent client is mid-episode
+            tally = Tally()
+            start = time.time()
+            rounds = attack(url, args.seconds, args.max_rounds, tally)
+            end = time.time()
+            played = json.loads(player.communicate(timeout=120)[0])
+        finally:
+            sigterm_start = time.perf_counter()
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+                sigterm_s = time.perf_counter() - sigterm_start
+            except subprocess.TimeoutExpired:
+                server.kill()
+                sigterm_s = float("inf")
+    latencies = played["latencies"]
+    during = [took for began, took in latencies if start <= began + took and began <= end]
+    print(json.dumps({
+        "attack_seconds": round(end - start, 1),
+        "attack_rounds": rounds,
+        "requests_tried": len(tally.times),
+        "requests_over_2s": sum(t > SLOW_S for t in tally.times),
+        "slow_requests": tally.slow,
+        "slowest_three": [f"{label}: {took:.3f} s" for took, label in sorted(tally.labelled, reverse=True)[:3]],
+        "writes_without_authorisation": tally.unauthorised_writes,
+        "innocent_steps_during_attack": len(during),
+        "innocent_step_p99_ms_during_attack": round(1000 * p99(during), 1),
+        "innocent_step_p99_ms_overall": round(1000 * p99([took for _, took in latencies]), 1),
+        "innocent_errors": played["errors"][:5],
+        "sigterm_exit_s": round(sigterm_s, 2),
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,8 @@ import sys
 from typing import Sequence
 
 # Modules that add subcommands; each exposes `register(subparsers)` and sets `func` on its parsers.
-COMMAND_MODULES = ("alice_app.cli.engine", "alice_app.cli.hunt", "alice_app.cli.train", "alice_app.cli.challenger")
+COMMAND_MODULES = ("alice_app.cli.engine", "alice_app.cli.hunt", "alice_app.cli.train", "alice_app.cli.challenger",
+                   "alice_app.cli.hub")
 
 
 class _Parser(argparse.ArgumentParser):

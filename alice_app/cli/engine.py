@@ -41,10 +41,16 @@ def register(subparsers) -> None:
     listing.add_argument("--page", type=int, default=1)
     listing.add_argument("--page-size", type=int, default=20)
     listing.set_defaults(func=run_bank_list)
-    export = actions.add_parser("export", help="every matching failure into a JSONL file")
-    export.add_argument("path", help="the file to write (replaced atomically)")
+    export = actions.add_parser("export", help="every matching failure into a JSONL file, DPO pairs or parquet")
+    export.add_argument("path", help="the file to write (replaced atomically); a folder for parquet")
+    export.add_argument("--format", choices=("jsonl", "dpo", "parquet"), default="jsonl",
+                        help="jsonl: bank rows; dpo: verified (prompt, chosen, rejected) pairs as JSONL; "
+                             "parquet: a Hub dataset folder with its card")
     _filter_args(export)
     export.set_defaults(func=run_bank_export)
+    from alice_app.cli.hub import register_bank_actions
+
+    register_bank_actions(actions, _filter_args)
 
 
 def _task_args(parser: argparse.ArgumentParser) -> None:
@@ -126,6 +132,10 @@ def run_bank_list(args: argparse.Namespace) -> int:
 
 
 def run_bank_export(args: argparse.Namespace) -> int:
+    if args.format != "jsonl":
+        from alice_app.cli.hub import export_bank
+
+        return export_bank(args, _filters(args))
     count = _bank().export_jsonl(args.path, **_filters(args))
     print(f"wrote {count} failures to {args.path}", file=sys.stderr)
     return 0

@@ -47,7 +47,8 @@ def verified_chosen(task: Task, verifier: Any, policy: Any = None, samples: int 
     candidates: list[str] = []
     if policy is not None:
         candidates += policy.generate([task_messages(task)], n=samples, temperature=1.0, max_tokens=64)[0]
-    candidates.append(constructed_answer(task))
+    if task.answer.strip():  # an open-answer task (e.g. propositional_logic) has no reference to write
+        candidates.append(constructed_answer(task))
     return next((c for c in candidates if verifier.verify(task, c).is_correct), None)
 
 

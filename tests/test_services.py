@@ -89,8 +89,27 @@ def test_a_local_oracle_loads_lazily_and_a_load_failure_degrades_to_tier_1(setti
 
 
 def test_training_is_created_on_first_use(settings):
-    pytest.importorskip("alice_app.training.job")
+    from alice_app.training.job import TrainingJob
+
     services = Services.from_settings(settings)
     job = services.training
-    assert job is services.training and job.services is services
+    assert isinstance(job, TrainingJob) and job is services.training and job.services is services
     services.close()
+
+
+def test_the_training_model_box_is_checked_before_start(settings, tmp_path, monkeypatch):
+    from alice_app.services import check_training_model
+
+    assert check_training_model(settings, "") == "" and check_training_model(settings, settings.model_name) == ""
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    assert check_training_model(settings, str(folder)) == str(folder)
+    with pytest.raises(ValueError, match="neither a local model folder"):
+        check_training_model(settings, str(tmp_path / "missing"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ValueError, match="not in the local Hugging Face cache"):
+        check_training_model(settings, "nobody/not-a-cached-model")
+    endpoint = settings.with_overrides(api_base_url="http://127.0.0.1:9/v1", model_name="served")
+    with pytest.raises(ValueError, match="needs local weights"):
+        check_training_model(endpoint, "")

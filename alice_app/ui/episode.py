@@ -183,13 +183,16 @@ def build(services) -> None:
     session = gr.State(None)
     gr.Markdown(chat.HOW_TO, elem_id="episode-howto")
     with gr.Row():
-        families = family_choices()
-        family = gr.Dropdown(families, value=default_family(families), label="Family")
-        level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
-        seed = gr.Textbox(label="Seed (blank = random)", placeholder="e.g. 7")
-        source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
-    gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)")
-    start = gr.Button("New episode", variant="primary")
+        with gr.Column(scale=3):
+            with gr.Row():
+                families = family_choices()
+                family = gr.Dropdown(families, value=default_family(families), label="Family")
+                level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
+                seed = gr.Textbox(label="Seed (blank = random)", placeholder="e.g. 7")
+            source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
+            start = gr.Button("New episode", variant="primary")
+        with gr.Column(scale=2):
+            gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)")
     task = gr.Markdown(chat.format_task_card(None, {}), elem_id="episode-task")
     conversation = gr.Chatbot(label="Episode", show_label=False, elem_id="episode-chat", height=520, buttons=["copy"],
                               feedback_options=None, placeholder="The task and every turn appear here.")

@@ -209,24 +209,20 @@ def test_watch_a_short_training_run(page, live_app):
     open_tab(page, "Training")
     page.get_by_label("Steps").fill("2")
     page.get_by_text("Advanced: hyper-parameters").click()
-    page.get_by_label("Held-out tasks per family × level (0 = no eval)").fill("1")
+    page.get_by_label("Held-out tasks per family × level (0 = no eval)").fill("0")  # keeps the test to minutes
     page.locator("#training-expected").get_by_text("Expected: about").wait_for()
     page.get_by_role("button", name="Start").click()
     page.locator("#training-status").get_by_text(re.compile(r"Run #\d+ started")).wait_for()
     page.get_by_role("button", name="Start").click()  # a second start is refused while one runs
     page.locator("#training-status").get_by_text("still active").wait_for()
     page.locator("#training-progress").get_by_text("▶").wait_for()
-    page.locator("#training-progress").get_by_text("ETA").wait_for(timeout=600_000)
-    page.locator("#training-live-chart .js-plotly-plot").wait_for()
+    page.locator("#training-progress").get_by_text("mean measured step").wait_for(timeout=600_000)  # a real ETA
+    page.locator("#training-live-chart .scatterlayer .trace").first.wait_for()  # the live chart has drawn a step
     page.get_by_role("button", name="Stop").click()
     page.locator("#training-status").get_by_text("Stop requested").wait_for()
     page.locator("#training-progress").get_by_text(re.compile("stopped|completed")).wait_for(timeout=600_000)
-    run = services.runs.list(limit=1)[0]
-    summary = page.locator("#training-eval-summary")
-    if run["status"] == "stopped":
-        summary.get_by_text("no after-evaluation").wait_for()
-    else:
-        summary.get_by_text("Mean held-out accuracy").wait_for()
+    assert services.runs.list(limit=1)[0]["status"] in ("stopped", "completed")
+    page.locator("#training-eval-summary").get_by_text("stores no held-out evaluation").wait_for()
     screenshot(page, "training")
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Mapping
 
-from .verify import expressions
+from . import arithmetic
+from .numbers import canonical, to_fraction
 from .types import Task, Verdict
-from .verify.numbers import canonical, to_fraction
 
 _SYMBOLS = {"+": "+", "plus": "+", "add": "+", "-": "-", "−": "-", "minus": "-", "sub": "-",
             "*": "×", "×": "×", "x": "×", "times": "×", "mul": "×", "/": "÷", "÷": "÷", "div": "÷"}
@@ -50,7 +50,7 @@ def diagnose(task: Task, extracted: str | None) -> Diagnosis:
     if value in _candidate_values(meta, task.answer):
         return Diagnosis("negation_flip")
     asked = asked_expression(task)
-    for variant, result in expressions.mistakes(asked) if asked else ():
+    for variant, result in arithmetic.mistakes(asked) if asked else ():
         if result == value:
             return Diagnosis("operator_confusion", f"{variant} = {canonical(result)}")
     if value in _values(meta.get("alternatives")):
@@ -65,7 +65,7 @@ def asked_expression(task: Task) -> str:
     """The computation the task asks for ("7 + 3", "(87 + 11) × 70"), or "" when it has none."""
     meta = task.metadata or {}
     for candidate in (meta.get("expression"), meta.get("operator")):
-        if isinstance(candidate, str) and expressions.value(candidate) is not None:
+        if isinstance(candidate, str) and arithmetic.value(candidate) is not None:
             return candidate
     operator, operands = str(meta.get("operator", "")), _operands(meta)
     if not operands:
@@ -82,7 +82,7 @@ def _fill(template: str, operands: list[Fraction]) -> str:
         filled = template.format(**{name: canonical(x) for name, x in zip(names, operands)})
     except (KeyError, IndexError, ValueError):
         return ""
-    return filled if expressions.value(filled) is not None else ""
+    return filled if arithmetic.value(filled) is not None else ""
 
 
 def _operands(meta: Mapping[str, Any]) -> list[Fraction]:
@@ -101,7 +101,7 @@ def _candidate_values(meta: Mapping[str, Any], answer: str) -> set[Fraction]:
 
 def _evaluated(items: Any) -> Iterator[Fraction]:
     for item in items if isinstance(items, (list, tuple)) else ():
-        result = expressions.value(str(item))
+        result = arithmetic.value(str(item))
         if result is not None:
             yield result
 

@@ -21,7 +21,6 @@ from random import Random
 from typing import Callable, Iterator, Sequence
 
 from alice_app.config import TRAIN_SEED_LIMIT
-from alice_app.evaluation import evaluate  # noqa: F401  (CONTRACTS.md lists it beside run_hunt)
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.mutate import mutate
 from alice_app.tasks.registry import family_names

@@ -40,7 +40,7 @@ def score_paraphrases(policy_answers: Mapping[str, str] | Sequence[str], rows: l
     """Shares over the set (0..1), rounded to 4 places; see the module docstring."""
     from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
     from alice_app.verify.extract import extract_answer
-    from alice_app.verify.numbers import normalise
+    from alice_app.numbers import normalise
 
     rows = rows if rows is not None else load_paraphrases()
     counts = {"correct": 0, "echo_distractor": 0, "prompt_number": 0, "self_contradiction": 0, "no_answer": 0}

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from alice_app.failure_modes import label_failure
 from alice_app.store.db import AliceDatabase, fetch_all, fetch_one, transaction, utc_now
 from alice_app.store.queries import Page, chunks, clean_tags, one_id, row_to_dict, validate_page, where_clause
 from alice_app.types import FAILURE_MODES, Task, Verdict, check_seed
@@ -51,7 +52,7 @@ class FailureBank:
         if verdict.is_correct:
             raise ValueError(f"verdict for {task.id} is correct; only failures go in the bank")
         check_seed(task.seed)  # SQLite's INTEGER holds 0..2^63-1; say so before writing anything
-        mode = mode or _label(task, verdict)
+        mode = mode or label_failure(task, verdict)
         if mode not in FAILURE_MODES:
             raise ValueError(f"mode must be one of {', '.join(FAILURE_MODES)}, not {mode!r}")
         row = {
@@ -223,10 +224,3 @@ class FailureBank:
                 count += 1
         os.replace(tmp, path)
         return count
-
-
-def _label(task: Task, verdict: Verdict) -> str:
-    # Imported here: the store sits below the core, and only callers that pass no mode need it.
-    from alice_app.failure_modes import label_failure
-
-    return label_failure(task, verdict)

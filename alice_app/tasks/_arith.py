@@ -1,15 +1,15 @@
-"""Arithmetic shapes shared by the arithmetic families: render, evaluate exactly, and list the
-results a confused solver would give (wrong operator, wrong order), which make tempting distractors.
+"""Arithmetic shapes shared by the arithmetic families: render them, sample their operands, and
+pick tempting wrong values. Evaluation and the list of tempting mistakes are ``alice_app.arithmetic``
+(the one evaluator), imported here under the names the families use.
 """
 from __future__ import annotations
 
-import re
 import string
 from dataclasses import dataclass
-from functools import lru_cache
 from random import Random
 from typing import Sequence
 
+from alice_app.arithmetic import confusions, evaluate, order_mistakes  # noqa: F401  (names the families import)
 from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, check_operands, digits_range
 
 
@@ -50,59 +50,6 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
     Shape("add_mul_mul", "{a} + {b} × {c} × {d}", "work out the products first, then add"),
 )}
 
-_APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "×": lambda x, y: x * y}
-_TOKEN = re.compile(r"\d+|[-+×()]")
-
-
-def evaluate(expr: str) -> int:
-    """Exact value of an expression of integers, + - × and parentheses (no eval())."""
-    tokens = _TOKEN.findall(expr)
-    if "".join(tokens) != "".join(expr.split()):
-        raise ValueError(f"only integers, + - × and parentheses are allowed: {expr!r}")
-    return evaluate_tokens(tokens)
-
-
-def evaluate_tokens(tokens: Sequence[str]) -> int:
-    """Recursive descent with the usual precedence; a hand-rolled parser because generation
-    evaluates many variants per task and ast.parse was the bottleneck."""
-    value, end = _sum(tokens, 0)
-    if end != len(tokens):
-        raise ValueError(f"unexpected {tokens[end]!r} in {' '.join(tokens)!r}")
-    return value
-
-
-def _sum(tokens: Sequence[str], i: int) -> tuple[int, int]:
-    value, i = _product(tokens, i)
-    while i < len(tokens) and tokens[i] in ("+", "-"):
-        right, j = _product(tokens, i + 1)
-        value, i = _APPLY[tokens[i]](value, right), j
-    return value, i
-
-
-def _product(tokens: Sequence[str], i: int) -> tuple[int, int]:
-    value, i = _atom(tokens, i)
-    while i < len(tokens) and tokens[i] == "×":
-        right, i = _atom(tokens, i + 1)
-        value *= right
-    return value, i
-
-
-def _atom(tokens: Sequence[str], i: int) -> tuple[int, int]:
-    if i >= len(tokens):
-        raise ValueError("expression ends too early")
-    if tokens[i] == "(":
-        value, i = _sum(tokens, i + 1)
-        if i >= len(tokens) or tokens[i] != ")":
-            raise ValueError("unbalanced parentheses")
-        return value, i + 1
-    if tokens[i] == "-":
-        value, i = _atom(tokens, i + 1)
-        return -value, i
-    if tokens[i].isdigit():
-        return int(tokens[i]), i + 1
-    raise ValueError(f"unexpected {tokens[i]!r}")
-
-
 def render(shape: Shape, operands: Sequence[int]) -> tuple[str, str]:
     """(expression, prompt text) with the operands filled in."""
     values = dict(zip(shape.fields, operands))
@@ -117,28 +64,6 @@ def sample_operands(shape: Shape, rng: Random, digits: int) -> tuple[int, ...]:
     return tuple(values)
 
 
-def _fold(tokens: list[str]) -> int:
-    """Evaluate numbers and operators strictly left to right, as a careless solver would."""
-    value = int(tokens[0])
-    for op, number in zip(tokens[1::2], tokens[2::2]):
-        value = _APPLY[op](value, int(number))
-    return value
-
-
-@lru_cache(maxsize=1024)  # each task asks twice: for distractors and for metadata
-def confusions(expr: str) -> tuple[int, ...]:
-    """Results of plausible mistakes: one wrong operator, left-to-right order, dropped parentheses."""
-    tokens = _TOKEN.findall(expr)
-    flat = [t for t in tokens if t not in "()"]
-    found = [_fold(flat), evaluate_tokens(flat)]
-    for i, token in enumerate(tokens):
-        if token in _APPLY:
-            for other in "+-×".replace(token, ""):
-                found.append(evaluate_tokens(tokens[:i] + [other] + tokens[i + 1:]))
-    answer = evaluate_tokens(tokens)
-    return tuple(v for v in dict.fromkeys(found) if v != answer)
-
-
 def tempting_pool(expr: str) -> list[int]:
     """At least six distinct wrong values a solver might give: confusions and the most tempting
     near misses (one off, double) first; wider misses only when the pool would be too small."""
@@ -151,22 +76,6 @@ def tempting_pool(expr: str) -> list[int]:
 
 def tempting_values(expr: str, rng: Random, count: int) -> list[int]:
     return rng.sample(tempting_pool(expr), count)
-
-
-def order_mistakes(expr: str) -> list[int]:
-    """Results of getting the order wrong: strictly left to right, parentheses dropped, right to left."""
-    tokens = _TOKEN.findall(expr)
-    flat = [t for t in tokens if t not in "()"]
-    found = [_fold(flat), evaluate_tokens(flat), _fold_right(flat)]
-    answer = evaluate_tokens(tokens)
-    return [v for v in dict.fromkeys(found) if v != answer]
-
-
-def _fold_right(tokens: list[str]) -> int:
-    value = int(tokens[-1])
-    for number, op in zip(tokens[-3::-2], tokens[-2::-2]):
-        value = _APPLY[op](int(number), value)
-    return value
 
 
 def check_distracted_arithmetic(config, forms: Sequence[str], templates: Sequence[str]) -> None:

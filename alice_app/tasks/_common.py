@@ -7,12 +7,12 @@ from fractions import Fraction
 from random import Random
 from typing import Any, Mapping, Sequence
 
+from alice_app.numbers import canonical  # noqa: F401  (the one normal form; controls.py imports it from here)
 from alice_app.types import Task
 
 # One answer format for every family, so the verifier and the prompts never disagree.
 ANSWER_FORMAT = 'End your reply with a final line of the form "Answer: <number>".'
 
-NEGATION_FORMS = ("caps", "lower", "contraction")
 CLAUSE_POSITIONS = ("start", "end")
 
 
@@ -22,12 +22,6 @@ def task_id(family: str, level: str, seed: int, params: Mapping[str, Any]) -> st
         return base
     blob = json.dumps(dict(params), sort_keys=True, default=str)
     return f"{base}#{hashlib.sha1(blob.encode()).hexdigest()[:8]}"
-
-
-def canonical(value: int | Fraction) -> str:
-    """The canonical answer string: "7", "-3", "3/4"."""
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 def make_task(family: str, level: str, seed: int, overrides: Mapping[str, Any], *, question: str,

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from alice_app.tasks._common import ANSWER_FORMAT, task_id
 from alice_app.tasks.registry import Family, register
 from alice_app.types import LEVELS, Task
-from alice_app.verify.numbers import to_fraction
+from alice_app.numbers import to_fraction
 
 TEXT_ANSWER_FORMAT = 'End your reply with a final line of the form "Answer: <answer>".'
 

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from . import latex
-from .numbers import NUMBER_RE, NUMBER_WORDS_RE, normalise, plain_number
+from ..numbers import NUMBER_RE, NUMBER_WORDS_RE, normalise, plain_number
 
 WINDOW = 4000  # characters read from each end of a reply
 SEGMENT = 200  # characters read after an answer marker

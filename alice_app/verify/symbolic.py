@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from .numbers import MAX_NUMBER_CHARS, canonical
+from ..numbers import MAX_NUMBER_CHARS, canonical
 
 MAX_SNIPPET_CHARS = 300  # the longest text handed to math-verify
 MAX_EXPRESSION_TEXT = 200  # the longest expression echoed back as an answer

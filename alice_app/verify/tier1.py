@@ -11,7 +11,7 @@ from typing import Any, Callable
 from ..types import Task
 from . import latex
 from .extract import SEGMENT, WINDOW, extract_answer, locate_answer, marker_text, text_answer
-from .numbers import normalise, to_fraction
+from ..numbers import normalise, to_fraction
 
 __all__ = ["Tier1Result", "answers_equal", "check", "extract_answer", "family_scorer", "locate_answer"]
 

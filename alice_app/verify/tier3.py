@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from ..types import Task
-from .numbers import normalise
+from ..numbers import normalise
 from .tier1 import answers_equal, extract_answer
 
 UNSTABLE_BELOW = 0.75  # consistency confidence under which a sometimes-correct model is unstable

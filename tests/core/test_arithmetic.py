@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from alice_app.verify.expressions import mistakes, tokenize, value
+from alice_app.arithmetic import mistakes, tokenize, value
 
 
 @pytest.mark.parametrize("expr, expected", [

@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from alice_app.verify.numbers import normalise, plain_number, to_fraction, words_to_fraction
+from alice_app.numbers import normalise, plain_number, to_fraction, words_to_fraction
 
 
 @pytest.mark.parametrize("text, expected", [

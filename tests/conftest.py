@@ -12,6 +12,16 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
+def services(settings: Settings):
+    """Real services (database, stores, verifier) over the temporary ``settings``; closed after."""
+    from alice_app.services import Services
+
+    services = Services.from_settings(settings)
+    yield services
+    services.close()
+
+
+@pytest.fixture
 def load_script():
     """Import a repository script (bench/…, examples/…) by its path relative to the repository root."""
     import importlib.util

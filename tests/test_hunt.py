@@ -36,13 +36,6 @@ def always_wrong(prompt):
     return "Answer: 123456"
 
 
-@pytest.fixture
-def services(settings):
-    services = Services.from_settings(settings)
-    yield services
-    services.close()
-
-
 def test_random_hunt_batches_turns_and_banks_every_failure(services):
     policy = ScriptedPolicy(always_wrong)
     report = run_hunt(policy, services, 6, ["negation_arithmetic"], batch_size=4, seed=1)

@@ -6,15 +6,6 @@ import pytest
 
 
 @pytest.fixture
-def services(settings):
-    from alice_app.services import Services
-
-    services = Services.from_settings(settings)
-    yield services
-    services.close()
-
-
-@pytest.fixture
 def server_url(services, load_script):
     """An ALICE OpenEnv server (API only) over ``services``' database."""
     from alice_app.server.asgi import create_app

@@ -5,20 +5,12 @@ import re
 import pytest
 
 from alice_app.cli import main
-from alice_app.services import Services
 from alice_app.store.db import open_db
 from alice_app.store.failures import FailureBank
 from alice_app.tasks.registry import generate_task
 from alice_app.types import TURN_KINDS
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def services(settings):
-    services = Services.from_settings(settings)
-    yield services
-    services.close()
 
 
 @pytest.fixture

@@ -43,13 +43,6 @@ def serve():
 
 
 @pytest.fixture
-def services(settings):
-    from alice_app.services import Services
-
-    return Services.from_settings(settings)
-
-
-@pytest.fixture
 def server_url(services) -> Iterator[str]:
     """The OpenEnv API without the web UI (the UI has its own test)."""
     with running_server(create_app(services, mount_ui=False)) as url:

@@ -10,15 +10,6 @@ import pytest
 from alice_app.config import Settings
 
 
-@pytest.fixture
-def services(settings: Settings):
-    from alice_app.services import Services
-
-    services = Services.from_settings(settings)
-    yield services
-    services.close()
-
-
 @pytest.fixture(scope="session")
 def embedded_models_dir(tmp_path_factory) -> Path:
     """The converted embedded checkpoint: the repository's data/models when it is there already,

@@ -54,11 +54,6 @@ def bank_failures(services, n: int, family: str = "negation_arithmetic", level: 
 
 
 @pytest.fixture
-def services(tmp_path: Path):
-    return make_services(tmp_path / "data")
-
-
-@pytest.fixture
 def admin_services(tmp_path: Path):
     """Services whose settings require the admin password "pw"."""
     return make_services(tmp_path / "admin-data", admin_password="pw")

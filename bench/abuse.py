@@ -165,21 +165,39 @@ def attack_round(http: httpx.Client, url: str, victim: str, tally: Tally) -> Non
                 label="surrogate /step")
     tally.timed(lambda: http.post("/step", json={"action": {"response": "7" * 1_000_000}, "episode_id": "x"},
                                   headers=mallory), label="1 MB /step")
-    tally.timed(lambda: asyncio.run(websocket_probes(url)), label="websocket probes (6 connections)")
+    asyncio.run(websocket_probes(url, tally))
 
 
-async def websocket_probes(url: str) -> None:
-    """Binary frames, anonymous sessions, and sessions left idle to hold slots."""
+async def websocket_probes(url: str, tally: Tally) -> None:
+    """An anonymous session, then sessions that send a binary frame and sit idle; each timed."""
     ws_url = url.replace("http", "ws", 1) + "/ws"
-    async with ws_connect(ws_url, additional_headers={"x-forwarded-for": "10.6.6.8"}) as anonymous:
-        await anonymous.recv()  # refused: no token
-    sockets = []
-    for _ in range(4):  # sessions that just sit there
+
+    async def anonymous() -> None:
+        async with ws_connect(ws_url, additional_headers={"x-forwarded-for": "10.6.6.8"}) as ws:
+            reply = json.loads(await ws.recv())  # refused: no token
+            if reply.get("type") != "error":
+                tally.unauthorised_writes += 1
+
+    async def binary(sockets: list) -> None:
         ws = await ws_connect(ws_url + f"?token={TOKEN}", additional_headers={"x-forwarded-for": "10.6.6.9"})
         sockets.append(ws)
         await ws.send(b"\x00\xffbinary")
         await asyncio.wait_for(ws.recv(), 10)
-    for ws in sockets:
+
+    sockets: list = []
+    for label, probe in [("anonymous websocket", anonymous)] + [("binary frame", lambda: binary(sockets))] * 4:
+        start = time.perf_counter()
+        try:
+            await probe()
+        except Exception:  # refused or dropped: still a request tried
+            pass
+        took = time.perf_counter() - start
+        with tally.lock:
+            tally.times.append(took)
+            tally.labelled.append((took, label))
+            if took > SLOW_S:
+                tally.slow.append(f"{label}: {took:.1f} s")
+    for ws in sockets:  # left idle until now; the idle timeout would close them otherwise
         await ws.close()
 
 

@@ -48,7 +48,7 @@ def test_impossible_ids_are_value_errors(bank, some, bad):
 @pytest.mark.parametrize(("search", "needle"), [
     ("x" * (MAX_SEARCH_CHARS + 1), "1,000 characters"),
     ("abc\x00def", "control character"),
-    (" ".join("ab" for _ in range(40)), "32 words"),
+    (" ".join("ab" for _ in range(9)), "8 words"),
 ])
 def test_search_is_bounded_with_a_clear_message(bank, some, search, needle):
     with pytest.raises(ValueError, match=needle):
@@ -57,7 +57,7 @@ def test_search_is_bounded_with_a_clear_message(bank, some, search, needle):
 
 def test_the_longest_allowed_search_is_quick(bank, some):
     start = time.perf_counter()
-    bank.query(search=" ".join(["a"] * 32))
+    bank.query(search=" ".join(["a"] * 8))
     bank.query(search="y" * MAX_SEARCH_CHARS)
     assert time.perf_counter() - start < 1.0
 

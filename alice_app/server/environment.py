@@ -13,6 +13,7 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import ValidationError
 
+from alice_app import about
 from alice_app.server.episodes import EpisodeRegistry, EpisodeSlot, RequestError
 from alice_app.server.guard import current_client
 from alice_app.server.models import AliceAction, AliceObservation, AliceState, ResetOptions
@@ -150,7 +151,7 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
             name="ALICE",
             description="Five-turn episodes that find, bank and repair reasoning failures "
             "(negation arithmetic and friends), verified by code.",
-            version="0.1.0",
+            version="0.1.0", readme_content=about.readme(), author=about.AUTHOR, documentation_url=about.DOCS_PATH,
         )
 
     def _current_slot(self) -> EpisodeSlot:

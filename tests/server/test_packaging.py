@@ -126,3 +126,91 @@ def test_the_container_command_serves_api_and_ui(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+# -- the OpenEnv package: pip install . gives the `server` command and the client -------------
+
+def requirement_pins(path: Path) -> set[str]:
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return {line for line in lines if line}
+
+
+def test_pyproject_declares_what_openenv_needs_and_the_same_pins_as_requirements():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["server"] == "server.app:main"
+    assert set(project["dependencies"]) == requirement_pins(ROOT / "requirements.txt")
+    assert any(dep.startswith("openenv-core") for dep in project["dependencies"])
+    assert (ROOT / "uv.lock").is_file() and 'name = "alice-app"' in (ROOT / "uv.lock").read_text()
+    assert "def main(" in (ROOT / "server" / "app.py").read_text()
+
+
+def test_openenv_validate_passes_on_the_repository():
+    result = subprocess.run(["openenv", "validate", str(ROOT), "--json"], capture_output=True, text=True, timeout=120)
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and report["passed"], report
+
+
+def test_metadata_names_readme_author_and_docs(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from alice_app.config import Settings
+    from alice_app.server.asgi import create_app
+    from alice_app.services import Services
+
+    services = Services.from_settings(Settings(data_dir=tmp_path, db_path=tmp_path / "alice.db"))
+    with TestClient(create_app(services, mount_ui=False)) as client:
+        meta = client.get("/metadata").json()
+        assert meta["readme_content"].lstrip("-\n").startswith("title: ALICE") or "# ALICE" in meta["readme_content"]
+        assert meta["author"] and meta["documentation_url"] == "/docs"
+        assert client.get(meta["documentation_url"]).status_code == 200
+    services.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_pip_install_gives_the_server_command_and_the_client(tmp_path):
+    """Install the checkout into a fresh venv (dependencies from this interpreter, no network) and
+    use it from outside the checkout: the `server` command serves, the client plays."""
+    import shutil
+
+    source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info next to pyproject.toml
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "data", "assets", "bench", "tests",
+                                                                "__pycache__", "*.egg-info", "build", "dist"))
+    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", "dist"]
+    subprocess.run([*build, str(source)], check=True, timeout=300, cwd=tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    wheel = next((tmp_path / "dist").glob("alice_app-*.whl"))
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)],
+                   check=True, timeout=300, cwd=tmp_path)
+    port = free_port()
+    env = {**os.environ, "ALICE_DATA_DIR": str(tmp_path / "data")}
+    env.pop("ALICE_DB", None)
+    server = subprocess.Popen([str(venv / "bin" / "server"), "--port", str(port)], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"the server command exited:\n{server.stdout.read()}")
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server did not come up in 120 s"
+            time.sleep(0.5)
+        play = ("import alice_app, sys; assert 'site-packages' in alice_app.__file__, alice_app.__file__\n"
+                "from alice_app.server.client import AliceEnv\n"
+                f"with AliceEnv(base_url='{base}').sync() as env:\n"
+                "    result = env.reset(family='plain_arithmetic', level='easy', seed=1)\n"
+                "    print(env.step('Answer: 0').observation.turn)\n")
+        out = subprocess.run([str(venv / "bin" / "python"), "-c", play], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

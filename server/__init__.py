@@ -1,0 +1,1 @@
+"""OpenEnv's package layout: ``server/app.py`` is the environment's entry point (see app.py)."""

@@ -101,7 +101,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
 
 def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, families: list[str],
             hunt_episodes: int, seed: int, paraphrases: int | None = None) -> dict[str, Any]:
-    """The held-out report, the paraphrase set (its first ``paraphrases`` prompts; None = all) and a
+    """The held-out report, the paraphrase set (``paraphrases`` prompts spread over it; None = all) and a
     hunt, all greedy, with the current weights."""
     from alice_app.models.local import LocalPolicy
     from bench.paraphrases import load_paraphrases, run_paraphrases
@@ -113,7 +113,7 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
         started = time.perf_counter()
         report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
         _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
-        rows = load_paraphrases()[:paraphrases]
+        rows = spread_subset(load_paraphrases(), paraphrases)
         paraphrase_score = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32, rows=rows)
         _log(f"{config.feed}: paraphrases in {time.perf_counter() - started:.0f} s")
         played = play_fixed(policy, services, hunt_starts(families, hunt_episodes, seed), config.eval_max_tokens)
@@ -123,6 +123,13 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
     episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
                  "failure_id": r.failure_id} for r in played]
     return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
+
+
+def spread_subset(rows: list, n: int | None) -> list:
+    """``n`` rows spread evenly over the list (the set is grouped by idea, so every idea stays in)."""
+    if not n or n >= len(rows):
+        return rows
+    return [rows[i * len(rows) // n] for i in range(n)]
 
 
 def _log(message: str) -> None:

@@ -42,8 +42,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--curve-n-per-cell", type=int, default=3, help="held-out tasks per cell, during")
     parser.add_argument("--eval-every", type=int, default=20, help="steps between evaluations during training")
     parser.add_argument("--hunt-episodes", type=int, default=200, help="episodes of the pre-training hunt")
-    parser.add_argument("--paraphrases", type=int, default=0, help="score the first N paraphrases only (0: all)")
-    parser.add_argument("--overhead-steps", type=int, default=4, help="steps per side of the step-time comparison")
+    parser.add_argument("--paraphrases", type=int, default=0, help="score N paraphrases spread over the set (0: all)")
+    parser.add_argument("--overhead-steps", type=int, default=4,
+                        help="steps per side of the step-time comparison (0 skips it)")
     parser.add_argument("--families", nargs="+", default=None,
                         help="train and evaluate these families only (default: the core families + plain_arithmetic)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
@@ -57,11 +58,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.quick:
         args.steps, args.eval_n_per_cell, args.curve_n_per_cell = 3, 2, 1
         args.eval_every, args.overhead_steps, args.hunt_episodes, args.paraphrases = 2, 2, 6, 12
-    sizes = (args.steps, args.seeds, args.eval_n_per_cell, args.curve_n_per_cell, args.eval_every,
-             args.overhead_steps, args.hunt_episodes)
-    if min(sizes) < 1 or args.paraphrases < 0:
-        parser.error("--steps, --seeds, --eval-n-per-cell, --curve-n-per-cell, --eval-every, --overhead-steps "
-                     "and --hunt-episodes must be >= 1, --paraphrases >= 0")
+    sizes = (args.steps, args.seeds, args.eval_n_per_cell, args.curve_n_per_cell, args.eval_every, args.hunt_episodes)
+    if min(sizes) < 1 or min(args.paraphrases, args.overhead_steps) < 0:
+        parser.error("--steps, --seeds, --eval-n-per-cell, --curve-n-per-cell, --eval-every and --hunt-episodes "
+                     "must be >= 1, --paraphrases and --overhead-steps >= 0")
     try:
         from alice_app.types import check_seed
 
@@ -159,7 +159,8 @@ def main(argv=None) -> int:
             for seed in range(args.seed, args.seed + args.seeds):
                 raw["runs"][str(seed)] = run_children(args, ["alice", "static"], seed, Path(tmp))
                 (out / "learning_raw.json").write_text(json.dumps(raw))  # kept: --from-raw re-summarizes
-            raw["overhead"] = run_children(args, ["overhead"], args.seed, Path(tmp))["overhead"]
+            if args.overhead_steps:
+                raw["overhead"] = run_children(args, ["overhead"], args.seed, Path(tmp))["overhead"]
         raw["wall_seconds"] = round(time.time() - started, 1)
         (out / "learning_raw.json").write_text(json.dumps(raw))
     summary = summarize(raw["runs"], raw["overhead"], raw["meta"])

@@ -211,5 +211,8 @@ def print_table(summary: dict) -> None:
     print(f"\nlearning benchmark: {summary['steps_per_arm']} GRPO steps per arm, seeds {summary['seeds']}\n")
     print(markdown_table(summary))
     over = summary["overhead"]
+    if over is None:
+        print("step-time comparison skipped (--overhead-steps 0)")
+        return
     print(f"step-time ratio (ALICE trainer / bare TRL GRPO, same prompts): {fmt(over['ratio'], '.3f')} "
           f"(median {over['median_alice']:.2f}s vs {over['median_bare']:.2f}s)")

@@ -209,3 +209,45 @@ def test_a_client_over_the_session_limit_reads_capacity_reached(settings, serve)
 
     with serve(create_app(services, mount_ui=False)) as url:
         asyncio.run(scenario(url))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_uvicorn_exits_promptly_on_sigterm_after_latex_answers(tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "ALICE_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(root)}
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "alice_app.server:app", "--host", "127.0.0.1",
+                               "--port", str(port), "--log-level", "info"], env=env, cwd=root,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        with httpx.Client(base_url=url, timeout=60) as http:
+            episode_id = reset(http).json()["observation"]["episode_id"]
+            for answer in ("$100000000!$", "Answer: \\sqrt{2^{2^{64}}}", "$\\frac{1}{2}$"):
+                start = time.perf_counter()
+                assert step(http, episode_id, answer).status_code == 200
+                assert time.perf_counter() - start < 10  # the worker's start-up at worst, never sympy's hours
+        server.send_signal(signal.SIGTERM)
+        _, log = server.communicate(timeout=15)
+        # uvicorn shuts down gracefully, then re-raises the signal: exit status -15 is the normal end
+        assert server.returncode in (0, -signal.SIGTERM) and "Finished server process" in log
+    finally:
+        if server.poll() is None:
+            server.kill()

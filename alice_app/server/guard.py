@@ -105,8 +105,10 @@ class ClientGuard:
         ):
             return await _refuse(scope, receive, send, 401, "this server needs its API token: send "
                                  "'Authorization: Bearer <ALICE_API_TOKEN>'")
-        if scope["type"] == "websocket":
+        if scope["type"] == "websocket" and guarded:
             return await self.app(scope, self._websocket_receive(receive, key), _linger_after_refusal(send, receive))
+        if scope["type"] == "websocket":  # not an OpenEnv route (e.g. the workbench): untouched
+            return await self.app(scope, receive, send)
         if guarded and _declared_length(scope) > MAX_BODY_BYTES:
             return await _refuse(scope, receive, send, 413, f"request body over {MAX_BODY_BYTES:,} bytes; an "
                                  f"answer is at most {MAX_RESPONSE_CHARS:,} characters")

@@ -31,13 +31,15 @@ def timed_answer(services, session) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=3, help="GRPO steps of the measured run")
+    parser.add_argument("--steps", type=int, default=3, help="GRPO steps of the measured run (0: answers only)")
     args = parser.parse_args()
     data = Path(tempfile.mkdtemp(prefix="alice-timings-")) / "data"
     services = Services.from_settings(Settings(data_dir=data, db_path=data / "alice.db"))
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", "7", episode.CHOSEN)[0]
     print(f"first model answer (loads the embedded model): {timed_answer(services, session):.1f} s")
     print(f"next model answer: {timed_answer(services, session):.2f} s")
+    if args.steps < 1:
+        return
 
     config = training_config({"steps": args.steps, "eval_n_per_cell": 0, "seed": 0})
     start = time.perf_counter()

@@ -18,11 +18,18 @@ LAYOUT = dict(template="plotly_white", height=340, margin=dict(l=50, r=20, t=50,
 
 def empty_figure(title: str, message: str) -> go.Figure:
     figure = go.Figure(layout=dict(LAYOUT, title=title))
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
+    figure.add_annotation(text=wrap(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
                           font=dict(size=14, color="#666"))
     figure.update_xaxes(visible=False)
     figure.update_yaxes(visible=False)
     return figure
+
+
+def wrap(text: str, width: int = 40) -> str:
+    """Plotly does not wrap annotations: break a long message into lines (readable at 412 px)."""
+    import textwrap
+
+    return "<br>".join(textwrap.wrap(text, width)) or text
 
 
 def is_empty(figure: go.Figure) -> bool:

@@ -112,7 +112,7 @@ def format_expected(steps: int, eval_n: int, cells: int, step_s: float, setup_s:
     """The warning shown before Start: how long the run should take on this machine."""
     evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
     total = setup_s + steps * step_s + evaluation
-    return (f"⏱ Expected: about **{format_duration(total)}**: {steps} steps × {step_s:.1f} s, "
+    return (f"Expected: about **{format_duration(total)}**: {steps} steps × {step_s:.1f} s, "
             f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "
             f"({eval_n} tasks × {cells} family × level cells); from {source}. The workbench stays usable meanwhile.")
 

@@ -97,10 +97,12 @@ def poll(services, run_id):
 
 
 def format_adapter(run) -> str:
+    """Where the run's LoRA adapter is: the final one once completed, else its latest checkpoint."""
     path = (run or {}).get("checkpoint")
     if not path:
-        return "_The trained adapter appears here when a run completes._"
-    return (f"Adapter of run #{run['id']}: `{path}`. Evaluate it with "
+        return "_The trained adapter appears here once the run saves a checkpoint or completes._"
+    what = "Adapter" if run.get("status") == "completed" else "Latest checkpoint (a LoRA adapter)"
+    return (f"{what} of run #{run['id']}: `{path}`. Evaluate it with "
             f"`python -m alice_app eval --adapter {path}`, or download it below.")
 
 
@@ -161,7 +163,7 @@ def build(services) -> dict:
         with gr.Column(scale=2):
             adapter = gr.Markdown(elem_id="training-adapter")
             pack = gr.Button("Download adapter (.zip)")
-            download = gr.File(label="Adapter", interactive=False)
+            download = gr.File(label="Adapter", interactive=False, height=90)
     runs = gr.Dataframe(headers=fmt.RUN_COLUMNS, interactive=False, label="Runs")
     timer = gr.Timer(POLL_SECONDS)
 

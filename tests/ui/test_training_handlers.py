@@ -77,7 +77,9 @@ def test_poll_reads_runs_metrics_and_evals(services):
     _, _, _, heatmap, summary, adapter = training.poll(services, str(run_id))
     assert "5% → 15%" in summary and "1 better, 0 worse" in summary
     assert list(heatmap.data[0].z[0]) == [20.0, 0.0] and heatmap.data[0].text[0][0] == "10% → 30%"
-    assert "eval --adapter /tmp/adapter-x" in adapter
+    assert "eval --adapter /tmp/adapter-x" in adapter and adapter.startswith("Latest checkpoint")  # stopped run
+    services.runs.set_status(run_id, "completed")
+    assert training.poll(services, str(run_id))[5].startswith(f"Adapter of run #{run_id}")
 
 
 def test_adapter_download_packs_the_folder(services, tmp_path):

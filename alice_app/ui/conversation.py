@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from alice_app.types import TURN_KINDS
-from alice_app.ui.formatting import escape, format_answer_key, reward_parts
+from alice_app.ui.formatting import escape, format_answer_key, reward_parts, shorten
 
 TURNS = len(TURN_KINDS)
 SPEAKER = {"attempt": "Task", "feedback": "Verifier feedback", "reflection": "Reflection prompt",
@@ -85,8 +85,10 @@ def stepper(turns_played: int, done: bool) -> str:
     return f"{' '.join(dots)} **{where}**"
 
 
-def format_task_card(observation: Any, state: Mapping[str, Any], answerer: str | None = None) -> str:
-    """Family, level, task id, the turn stepper, the running total, who answers, and what a repair repairs."""
+def format_task_card(observation: Any, state: Mapping[str, Any], answerer: str | None = None,
+                     repairs: Mapping[str, Any] | None = None) -> str:
+    """Family, level, task id, the turn stepper, the running total, who answers, and what a repair
+    repairs (``repairs``: that failure's bank row, when it still exists)."""
     if observation is None:
         return "_No episode yet. Pick a family and level (or an example) and press **New episode**._"
     info = getattr(observation, "info", None) or {}
@@ -94,7 +96,11 @@ def format_task_card(observation: Any, state: Mapping[str, Any], answerer: str |
     lines = [f"**{observation.family}** · {observation.level} · `{escape(observation.task_id)}` · "
              f"{stepper(observation.turn, observation.done)} · episode total **{sum(rewards):+.3f}**"]
     if info.get("repair_of"):
-        lines.append(f"🔧 Repair task for banked failure **#{info['repair_of']}** (open it in the Failure bank tab).")
+        line = f"Repair task for banked failure **#{info['repair_of']}**"
+        if repairs:
+            line += (f": “{escape(shorten(repairs.get('prompt'), 90))}” was answered "
+                     f"`{escape(shorten(repairs.get('response'), 40))}` (mode `{repairs.get('mode')}`)")
+        lines.append(line + ".")
     if answerer:
         lines.append(f"Last answer by: {escape(answerer)}")
     return "\n\n".join(lines)

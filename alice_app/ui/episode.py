@@ -34,6 +34,7 @@ class EpisodeSession:
     env: Any
     observation: Any = None
     answerer: str | None = None
+    repairs: dict | None = None  # the banked failure a repair task repairs (its bank row)
     banked: dict = field(default_factory=dict)  # "episode" → the failure id this session banked by hand
 
 
@@ -69,7 +70,7 @@ def outputs(session: EpisodeSession | None, status: str = "", box: Any = None) -
     modes = turn_modes(state["task"], history) if history else []
     next_prompt = obs.messages[-1]["content"] if obs is not None and not obs.done else None
     messages = chat.chat_messages(state, next_prompt, modes, obs.hint if obs is not None else None)
-    card = chat.format_task_card(obs, state, session.answerer if session else None)
+    card = chat.format_task_card(obs, state, session.answerer if session else None, session.repairs if session else None)
     return session, card, messages, status, state, gr.skip() if box is None else box
 
 
@@ -80,7 +81,9 @@ def new_episode(services, session, family, level, seed, source):
         session.observation = session.env.reset(**options)
     except (ValueError, LookupError) as exc:
         return outputs(session, f"⚠ {exc}")
+    repair_of = session.observation.info.get("repair_of")
     session.answerer, session.banked = None, {}
+    session.repairs = services.bank.get(repair_of) if repair_of else None
     return outputs(session, "New episode: type an answer or let the model answer.", box="")
 
 

@@ -57,6 +57,10 @@ def test_stepper_and_task_card():
     card = chat.format_task_card(obs, {"rewards": [-0.2, 0.5]}, "the model (m)")
     assert "turn 3 of 5" in card and "episode total **+0.300**" in card and "failure **#12**" in card
     assert "the model (m)" in card
+    row = {"prompt": "If the result is NOT 41, what is 3 + 4?", "response": "Answer: 41", "mode": "distractor_echo"}
+    card = chat.format_task_card(obs, {"rewards": []}, None, row)
+    assert "failure **#12**: “If the result is NOT 41, what is 3 + 4?” was answered `Answer: 41`" in card
+    assert "(mode `distractor_echo`)" in card
     assert "New episode" in chat.format_task_card(None, {})
 
 

@@ -192,3 +192,10 @@ def test_auto_play_with_the_embedded_model(services):
     list(episode.auto_play(services, session))
     state = session.env.state
     assert state["done"] and (state["solved"] or state["failure_id"])
+
+
+def test_a_repair_task_names_the_failure_it_repairs(services, add_failures):
+    [failure_id] = add_failures(services, 1)
+    out = episode.new_episode(services, None, None, None, "4", "next from curriculum: repair")
+    assert f"Repair task for banked failure **#{failure_id}**" in out[OUT.task]
+    assert services.bank.get(failure_id)["response"] in out[OUT.task]

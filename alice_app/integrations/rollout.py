@@ -74,6 +74,12 @@ class EpisodeRollout:
             "turns": [g.turns for g in games],
         }
 
+    def close(self) -> None:
+        """Close the backends (the OpenEnv sessions of a remote rollout)."""
+        for backend in self.backends:
+            backend.close()
+        self.backends = []
+
     def task_for(self, prompt: Any, trainer: Any) -> dict:
         """The task of a prompt, found by its text in the trainer's dataset (its ``task`` column)."""
         if self._tasks is None:

@@ -24,5 +24,5 @@ def embedded_model_dir(tmp_path_factory):
 
     shared = Path(Settings.from_env().models_dir) / "SmolLM2-135M-Instruct"
     if is_complete_checkpoint(shared):
-        return shared
+        return shared.resolve()  # absolute: subprocesses run in other folders
     return ensure_embedded_checkpoint(tmp_path_factory.mktemp("models"))

@@ -46,7 +46,8 @@ def test_bank_export_parquet_round_trips_with_load_dataset(bank_env, tmp_path, c
 
     assert main(["bank", "export", str(tmp_path / "ds"), "--format", "parquet"]) == 0
     data = load_dataset(str(tmp_path / "ds"), split="train")
-    assert data.num_rows == 9 and {"task_id", "family", "response", "mode", "verdict", "history"} <= set(data.column_names)
+    assert data.num_rows == 9
+    assert {"task_id", "family", "response", "mode", "verdict", "history"} <= set(data.column_names)
     assert json.loads(data[0]["verdict"])["is_correct"] is False
     card = (tmp_path / "ds" / "README.md").read_text()
     meta = front_matter(card)

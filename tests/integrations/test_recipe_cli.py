@@ -60,5 +60,6 @@ def test_a_missing_recipe_says_so(capsys):
 
 
 def test_vllm_and_trackers_reach_trls_config():
-    grpo = TrainConfig(use_vllm=True, vllm_mode="server", report_to=("tensorboard",)).validate().to_grpo_config("/tmp/x")
+    config = TrainConfig(use_vllm=True, vllm_mode="server", report_to=("tensorboard",)).validate()
+    grpo = config.to_grpo_config("/tmp/x")
     assert grpo.use_vllm and grpo.vllm_mode == "server" and grpo.report_to == ["tensorboard"]

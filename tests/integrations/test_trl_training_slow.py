@@ -24,7 +24,8 @@ def trainer_parts(embedded_model_dir, tmp_path):
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     args = GRPOConfig(output_dir=str(tmp_path / "out"), max_steps=1, per_device_train_batch_size=2,
                       num_generations=2, max_completion_length=8, use_cpu=True, report_to=[], logging_steps=1,
-                      save_strategy="no", disable_tqdm=True, beta=0.0, learning_rate=1e-3, seed=0)
+                      save_strategy="no", disable_tqdm=True, beta=0.0, learning_rate=1e-3, seed=0,
+                      activation_checkpointing=False)  # TRL's default recomputes activations: slower on a CPU
     lora = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
     model = AutoModelForCausalLM.from_pretrained(embedded_model_dir)
     return model, AutoTokenizer.from_pretrained(embedded_model_dir), args, lora

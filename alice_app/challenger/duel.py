@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
+from alice_app.challenger.difficulty import DEFAULT_TEMPERATURE
 from alice_app.challenger.family import SEED_TEMPLATES, fill, known_wordings
 from alice_app.challenger.judge import judge_batch, persist, summarize
 from alice_app.challenger.policy import propose
@@ -66,7 +67,8 @@ def failure_map(solver, verifier, proposals: Sequence[tuple[Any, str]], *, k: in
                 seed: int) -> list[dict[str, Any]]:
     """One row per template: samples, passes, pass rate and the failure modes of the wrong samples."""
     tasks = [(p, source, fill(p, seed * 1000 + j)) for p, source in proposals for j in range(fills)]
-    samples = solver.generate([task_messages(t) for _, _, t in tasks], n=k, temperature=1.0, max_tokens=48)
+    samples = solver.generate([task_messages(t) for _, _, t in tasks], n=k, temperature=DEFAULT_TEMPERATURE,
+                              max_tokens=48)
     rows: dict[str, dict[str, Any]] = {}
     for (proposal, source, task), answers in zip(tasks, samples):
         row = rows.setdefault(proposal.template_id, {"template_id": proposal.template_id, "template": proposal.template,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from alice_app.challenger.difficulty import Difficulty, challenger_reward, measure
+from alice_app.challenger.difficulty import DEFAULT_TEMPERATURE, Difficulty, challenger_reward, measure
 from alice_app.challenger.family import add_to_catalog, fill
 from alice_app.challenger.novelty import NEAR_DUPLICATE, nearest, repetition_penalties
 from alice_app.challenger.proposal import Proposal, Rejected, parse_proposal
@@ -57,7 +57,7 @@ def check(raw: Any, known: Sequence[str], default_op: str | None = None) -> Judg
 
 
 def judge_batch(raws: Sequence[Any], known: Sequence[str], *, solver=None, verifier=None, fills: int = 2,
-                k: int = 4, seed: int = 0, temperature: float = 1.0,
+                k: int = 4, seed: int = 0, temperature: float = DEFAULT_TEMPERATURE,
                 ops: Sequence[str | None] | None = None) -> list[Judgement]:
     """Judge a batch: validity and novelty, then (with a solver) difficulty over ``fills`` × ``k``
     samples per valid proposal, the repetition penalty within the batch, and the rewards. ``ops``

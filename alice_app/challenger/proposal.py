@@ -44,11 +44,13 @@ MIN_TEMPLATE_CHARS, MAX_TEMPLATE_CHARS = 20, 300
 REASONS: tuple[str, ...] = (
     "empty", "too_long", "malformed", "unknown_op", "bad_characters", "template_length", "slot_syntax",
     "states_answer", "unknown_slot", "missing_operand", "no_distractor", "literal_number", "no_op_cue",
-    "near_duplicate",
+    "wrong_expression", "near_duplicate",
 )
 
 _BRACED = re.compile(r"\{([^{}]*)\}")
 _PLAIN = re.compile(r"[a-z][a-z0-9_]{0,15}")
+# A written-out expression: slots joined by operators, with parentheses ("({a} + {b}) × {c}").
+_EXPRESSION = re.compile(r"\(*\{[a-z0-9_]+\}\)*(?:\s*[-+×*]\s*\(*\{[a-z0-9_]+\}\)*)+")
 _LINE = re.compile(r"^\s*(template|op)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _JSON_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", re.DOTALL)
 
@@ -179,6 +181,10 @@ def _check_wording(proposal: Proposal) -> None:
     text = _BRACED.sub(" ", proposal.template)
     if re.search(r"\d", text) or any(re.search(rf"\b{word}\b", text, re.IGNORECASE) for word in NUMBER_WORDS):
         raise Rejected("literal_number", "numbers may only come from slots (the answer is computed from them)")
+    for written in _EXPRESSION.findall(proposal.template):
+        if _squash(written) != _squash(SHAPES[proposal.op].expr):
+            raise Rejected("wrong_expression", f"the wording writes out {written!r}, but op {proposal.op} computes "
+                                               f"{SHAPES[proposal.op].expr}")
     if proposal.op in OP_CUES:
         lowered = proposal.template.lower()
         if not any(cue in lowered for cue in OP_CUES[proposal.op]):

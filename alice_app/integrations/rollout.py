@@ -61,12 +61,12 @@ class EpisodeRollout:
             self.backends.append(self.make_backend())
         games = [_Game(backend, trainer.processing_class, backend.reset(task=task))
                  for backend, task in zip(self.backends, tasks)]
-        for _ in range(self.max_turns):
+        for turn in range(1, self.max_turns + 1):
             active = [game for game in games if not game.done]
             if not active:
                 break
             for game, (ids, logprobs) in zip(active, self._generate(trainer, [g.context for g in active])):
-                game.play(ids, logprobs)
+                game.play(ids, logprobs, last=turn == self.max_turns)
         return {
             "prompt_ids": [g.prompt_ids for g in games], "completion_ids": [g.completion_ids for g in games],
             "logprobs": [g.logprobs for g in games], "env_mask": [g.env_mask for g in games],
@@ -156,12 +156,13 @@ class _Game:
     def turns(self) -> int:
         return len(self.rewards)
 
-    def play(self, ids: list[int], logprobs: list[float]) -> None:
+    def play(self, ids: list[int], logprobs: list[float], *, last: bool = False) -> None:
+        """The model's answer ``ids``; then, unless the episode or the rollout ends, the environment's turn."""
         text = self.tokenizer.decode(ids, skip_special_tokens=True)
         self.observation = self.backend.step(text)
         self.rewards.append(float(self.observation["reward"] or 0.0))
         self._append(ids, logprobs, model=True)
-        if not self.done:
+        if not self.done and not last:
             self._append(self._environment_ids(ids), None, model=False)
 
     def _environment_ids(self, ids: list[int]) -> list[int]:

@@ -71,7 +71,7 @@ def test_one_grpo_step_through_rollout_func_over_the_openenv_client(services, se
         assert len(ids) == len(mask) == len(logps) and set(mask) <= {0, 1} and mask[0] == 1
     for i, turns in enumerate(out["turns"]):
         mask = out["env_mask"][i]
-        assert (0 in mask) == (turns == 2)  # the environment's turn between two answers is masked
+        assert (0 in mask) == (turns == 2) and mask[-1] == 1  # the environment's turn between answers is masked
         # the completion is the chat the server saw, spliced token for token
         state = rollout.backends[i].client.state()
         assert state.turn == turns

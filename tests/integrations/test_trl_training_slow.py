@@ -12,7 +12,7 @@ from alice_app.episode import SYSTEM_PROMPT
 from alice_app.integrations.rollout import alice_dataset, episode_reward, make_rollout_func
 from alice_app.integrations.trl_env import make_environment_factory, text_answer_reward, tool_ready
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
 
 @pytest.fixture

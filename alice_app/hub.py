@@ -137,15 +137,30 @@ def push_folder(folder: str | Path, repo_id: str, *, repo_type: str = "dataset",
 
     if "/" not in repo_id or repo_id.count("/") != 1:
         raise ValueError(f"repo_id must look like user/name, not {repo_id!r}")
+    if _offline():
+        raise RuntimeError(_OFFLINE.format(folder=folder))
     api = HfApi(token=token)
     try:
         url = api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True)
         api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type=repo_type,
                           commit_message="Upload from ALICE")
     except OfflineModeIsEnabled:
-        raise RuntimeError("the Hugging Face Hub is off (HF_HUB_OFFLINE=1); the folder is ready at "
-                           f"{folder}: push it later or unset HF_HUB_OFFLINE") from None
+        raise RuntimeError(_OFFLINE.format(folder=folder)) from None
     except Exception as exc:  # HTTP, network (huggingface_hub's own httpx fork), auth: all say the same
         raise RuntimeError(f"could not push to {repo_id} on the Hugging Face Hub ({exc}); the folder is ready "
                            f"at {folder}. Log in with `hf auth login` or set HF_TOKEN") from None
     return str(url)
+
+
+_OFFLINE = ("the Hugging Face Hub is off (HF_HUB_OFFLINE=1); the folder is ready at {folder}: push it later "
+            "or unset HF_HUB_OFFLINE")
+
+
+def _offline() -> bool:
+    """HF_HUB_OFFLINE as set now (huggingface_hub reads it once, when first imported)."""
+    import os
+
+    from huggingface_hub import constants
+
+    now = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+    return now or bool(constants.HF_HUB_OFFLINE)

@@ -45,19 +45,19 @@ def build(services) -> dict:
         run_id = gr.Textbox(label="Run id for the training charts (blank = newest)", placeholder="e.g. 3")
         refresh_button = gr.Button("Refresh charts", variant="primary")
     with gr.Row():
-        reward = gr.Plot(show_label=False, elem_classes=["alice-chart"])
-        zero_std = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        reward = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        zero_std = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
     with gr.Row():
-        by_family = gr.Plot(show_label=False, elem_classes=["alice-chart"])
-        by_mode = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        by_family = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        by_mode = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
     with gr.Row():
-        failure_map = gr.Plot(show_label=False, elem_classes=["alice-chart"])
-        curriculum = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        failure_map = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        curriculum = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
     with gr.Row():
-        mode_map = gr.Plot(show_label=False, elem_classes=["alice-chart"])
-        before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        mode_map = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
     with gr.Row():
-        penalty = gr.Plot(show_label=False, elem_classes=["alice-chart"])
+        penalty = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
     refresh = dict(fn=partial(figures, services), inputs=[run_id],
                    outputs=[reward, zero_std, by_family, by_mode, failure_map, mode_map, curriculum, before_after,
                             penalty])

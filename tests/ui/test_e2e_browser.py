@@ -133,7 +133,7 @@ def test_auto_play_lets_the_embedded_model_play_five_turns(page):
     new_episode(page, 34)
     assert "SmolLM2" in page.locator("#episode-model").inner_text()  # which model is answering
     page.get_by_role("button", name="Auto-play the 5 turns").click()
-    page.locator("#episode-status").get_by_text(re.compile("Not solved|Solved")).wait_for(timeout=300_000)
+    page.locator("#episode-status").get_by_text(re.compile("Not solved|Solved")).wait_for(timeout=900_000)
     assert 1 <= len(answers(page)) <= 5 and "the model (" in page.locator("#episode-task").inner_text()
 
 

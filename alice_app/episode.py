@@ -23,6 +23,7 @@ REFLECTION_PROMPT = (
     "number or claim it tells you to ignore, and say which operation is needed. Then give your answer."
 )
 FINAL_PROMPT = "This is your last attempt. Give your final answer as 'Answer: <number>'."
+FINAL_TEXT_PROMPT = "This is your last attempt. Give your final answer as 'Answer: <answer>'."  # text answers
 RETRY = "Try again."
 
 
@@ -55,7 +56,7 @@ class Episode:
             return REFLECTION_PROMPT
         if kind == "hint":
             return f"Hint: {self.task.hint} {RETRY}"
-        return FINAL_PROMPT
+        return FINAL_TEXT_PROMPT if (self.task.metadata or {}).get("answer_kind") == "text" else FINAL_PROMPT
 
     def messages(self) -> list[dict[str, str]]:
         """Chat history for the policy: system, then user/assistant pairs, then the next prompt."""

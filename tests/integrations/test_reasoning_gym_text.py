@@ -93,3 +93,14 @@ def test_a_task_banked_before_dataset_seed_is_rescored_against_its_own_entry(ver
     metadata = {k: v for k, v in task.metadata.items() if k != "dataset_seed"}
     legacy = type(task).from_dict({**task.to_dict(), "answer": str(old_entry["answer"]), "metadata": metadata})
     assert verifier.verify(legacy, f"Answer: {old_entry['answer']}").is_correct
+
+
+def test_the_last_turn_of_a_text_task_asks_for_an_answer_not_a_number(verifier):
+    from alice_app.episode import FINAL_PROMPT, FINAL_TEXT_PROMPT, advance, new_episode
+
+    for name, expected in (("word_ladder", FINAL_TEXT_PROMPT), ("chain_sum", FINAL_PROMPT)):
+        task = generate_task(f"rgt_{name}", "easy", 5)
+        episode = new_episode(task)
+        for _ in range(4):
+            episode = advance(episode, "Answer: CAT", verifier.verify(task, "Answer: CAT"))
+        assert episode.next_prompt() == expected

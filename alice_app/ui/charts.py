@@ -188,6 +188,7 @@ def failure_mode_map_figure(rows: Sequence[Mapping[str, Any]], title: str = "Fai
         return empty_figure(title, "The failure bank is empty: play episodes or run a hunt to fill it.")
     figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 90 + 40 * len(families))))
     figure.add_heatmap(z=[[v or None for v in row] for row in grid], x=modes, y=families, colorscale="Reds", zmin=0,
+                       zmax=max(1, max(max(row) for row in grid)),
                        text=[[str(v) if v else "" for v in row] for row in grid], texttemplate="%{text}",
                        hoverongaps=False, colorbar=dict(title="failures"),
                        hovertemplate="%{y} · %{x}: %{z} failures<extra></extra>")

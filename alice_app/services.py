@@ -17,7 +17,6 @@ from alice_app.store.db import AliceDatabase, open_db
 from alice_app.store.failures import FailureBank
 from alice_app.store.runs import RunStore
 from alice_app.store.templates import TemplateStore
-from alice_app.store.templates import TemplateStore
 from alice_app.types import Task, Verdict
 from alice_app.verify.oracle import NoOracle, OracleError, OracleJudgement
 from alice_app.verify.stack import VerifierStack
@@ -111,8 +110,6 @@ class Services:
         self.runs = RunStore(db)
         self.templates = TemplateStore(db)
         _load_challenger_templates(self.templates)
-        self.templates = TemplateStore(db)
-        _load_challenger_templates(self.templates)
         self.oracle = _make_oracle(settings, self)
         self.verifier = verifier or VerifierStack(self.oracle)
         self.admin = AdminGate(settings.admin_password)
@@ -159,14 +156,6 @@ class Services:
         """A fresh environment for one session; sessions share the stores, never episode state.
         ``source`` labels the failures it banks (e.g. "manual" for the workbench's episodes)."""
         return AliceEnvironment(self.bank, self.curriculum, self.verifier, rng_seed=seed, source=source)
-
-    def verify_with_samples(self, task, messages, response: str, k: int = 5, temperature: float = 0.8):
-        """The tier-3 verdict of ``response``: the policy samples ``k`` more answers to ``messages`` and
-        their agreement becomes the confidence (a right but unstable answer is flagged in the details)."""
-        from alice_app.models.consistency import verify_with_consistency
-
-        return verify_with_consistency(self.policy, self.verifier, [(task, list(messages), response)], k=k,
-                                       temperature=temperature)[0]
 
     def verify_with_samples(self, task, messages, response: str, k: int = 5, temperature: float = 0.8):
         """The tier-3 verdict of ``response``: the policy samples ``k`` more answers to ``messages`` and
@@ -257,14 +246,6 @@ def _make_oracle(settings: Settings, services: Services):
 
         return build_oracle(settings)
     return LazyOracle(settings, services)
-
-
-def _load_challenger_templates(store: TemplateStore) -> None:
-    """Register the ``challenger`` family with the stored templates, so the hunt, the feed, repair and
-    the Episode tab can draw them."""
-    from alice_app.challenger.family import load_catalog
-
-    load_catalog(store)
 
 
 def _load_challenger_templates(store: TemplateStore) -> None:

@@ -39,25 +39,29 @@ def _run(services, run_id):
     return runs[0] if runs else None
 
 
+def _chart() -> gr.Plot:
+    return gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+
+
 def build(services) -> dict:
     """Lay out the tab; returns the refresh event (run when the tab is opened)."""
     with gr.Row():
         run_id = gr.Textbox(label="Run id for the training charts (blank = newest)", placeholder="e.g. 3")
         refresh_button = gr.Button("Refresh charts", variant="primary")
     with gr.Row():
-        reward = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
-        zero_std = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        reward = _chart()
+        zero_std = _chart()
     with gr.Row():
-        by_family = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
-        by_mode = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        by_family = _chart()
+        by_mode = _chart()
     with gr.Row():
-        failure_map = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
-        curriculum = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        failure_map = _chart()
+        curriculum = _chart()
     with gr.Row():
-        mode_map = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
-        before_after = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        mode_map = _chart()
+        before_after = _chart()
     with gr.Row():
-        penalty = gr.Plot(show_label=False, elem_classes=["alice-chart"], min_width=380)
+        penalty = _chart()
     refresh = dict(fn=partial(figures, services), inputs=[run_id],
                    outputs=[reward, zero_std, by_family, by_mode, failure_map, mode_map, curriculum, before_after,
                             penalty])

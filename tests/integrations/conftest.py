@@ -16,13 +16,6 @@ def server_url(services, load_script):
 
 
 @pytest.fixture(scope="session")
-def embedded_model_dir(tmp_path_factory):
-    from pathlib import Path
-
-    from alice_app.config import Settings
-    from alice_app.models.loader import ensure_embedded_checkpoint, is_complete_checkpoint
-
-    shared = Path(Settings.from_env().models_dir) / "SmolLM2-135M-Instruct"
-    if is_complete_checkpoint(shared):
-        return shared.resolve()  # absolute: subprocesses run in other folders
-    return ensure_embedded_checkpoint(tmp_path_factory.mktemp("models"))
+def embedded_model_dir(embedded_models_dir):
+    """The converted embedded checkpoint itself (not its models folder)."""
+    return embedded_models_dir / "SmolLM2-135M-Instruct"

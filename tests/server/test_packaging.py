@@ -93,6 +93,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until_healthy(server: subprocess.Popen, base: str, seconds: float) -> None:
+    """Poll ``base``/health until it answers 200; fail with the server's output if it exits first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if server.poll() is not None:
+            pytest.fail(f"the server exited:\n{server.stdout.read()}")
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, f"the server did not come up in {seconds:.0f} s"
+        time.sleep(0.3)
+
+
 def test_the_container_command_serves_api_and_ui(tmp_path):
     """Run the Dockerfile's CMD as is (on a free local port) with the image's environment."""
     port = str(free_port())
@@ -106,17 +121,7 @@ def test_the_container_command_serves_api_and_ui(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"the container command exited:\n{server.stdout.read()}")
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not come up in 90 s"
-            time.sleep(0.3)
+        wait_until_healthy(server, base, 90)
         assert httpx.get(f"{base}/", follow_redirects=False).headers["location"] == "/web/"
         page = httpx.get(f"{base}/web/", timeout=30)
         assert page.status_code == 200 and "ALICE workbench" in page.text
@@ -192,17 +197,7 @@ def test_pip_install_gives_the_server_command_and_the_client(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"the server command exited:\n{server.stdout.read()}")
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not come up in 120 s"
-            time.sleep(0.5)
+        wait_until_healthy(server, base, 120)
         play = ("import alice_app, sys; assert 'site-packages' in alice_app.__file__, alice_app.__file__\n"
                 "from alice_app.server.client import AliceEnv\n"
                 f"with AliceEnv(base_url='{base}').sync() as env:\n"

@@ -1,10 +1,13 @@
 """A real ALICE server on 127.0.0.1 (uvicorn in a thread) over a temporary database."""
 from __future__ import annotations
 
+import shutil
 import socket
+import sys
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import httpx
@@ -12,6 +15,15 @@ import pytest
 import uvicorn
 
 from alice_app.server.asgi import create_app
+
+
+@pytest.fixture(scope="session")
+def openenv_cli() -> str:
+    """openenv-core's CLI: beside this interpreter (a virtualenv's bin need not be on PATH), else on PATH."""
+    beside = Path(sys.executable).parent / "openenv"
+    found = str(beside) if beside.exists() else shutil.which("openenv")
+    assert found, f"openenv-core's CLI is neither beside {sys.executable} nor on PATH: install requirements.txt"
+    return found
 
 
 @contextmanager

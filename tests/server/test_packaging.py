@@ -151,8 +151,8 @@ def test_pyproject_declares_what_openenv_needs_and_the_same_pins_as_requirements
     assert "def main(" in (ROOT / "server" / "app.py").read_text()
 
 
-def test_openenv_validate_passes_on_the_repository():
-    result = subprocess.run(["openenv", "validate", str(ROOT), "--json"], capture_output=True, text=True, timeout=120)
+def test_openenv_validate_passes_on_the_repository(openenv_cli):
+    result = subprocess.run([openenv_cli, "validate", str(ROOT), "--json"], capture_output=True, text=True, timeout=120)
     report = json.loads(result.stdout)
     assert result.returncode == 0 and report["passed"], report
 

@@ -9,10 +9,9 @@ API_BASE_URL) an endpoint model id.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import time
 
-from alice_app.cli.hunt import format_table
-from alice_app.config import Settings
+from alice_app.cli.hunt import format_table, open_services
 
 
 def register(subparsers) -> None:
@@ -37,24 +36,15 @@ def register(subparsers) -> None:
     duel.set_defaults(func=run_duel_command)
 
 
-def _services(db: str | None):
-    from alice_app.services import Services
-
-    settings = Settings.from_env()
-    if db:
-        settings = settings.with_overrides(db_path=Path(db))
-    return Services.from_settings(settings)
-
-
 def run_coevolve_command(args) -> int:
     from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
     from alice_app.cli.hunt import _model_errors
 
     config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps, solver_steps=args.solver_steps,
                             k=args.k, seed=args.seed).validate()  # before any model loads
-    services = _services(args.db)
+    services = open_services(args.db)
     try:
-        output = services.settings.runs_dir / f"coevolve-{int(__import__('time').time())}"
+        output = services.settings.runs_dir / f"coevolve-{int(time.time())}"
         with _model_errors():
             result = run_coevolve(services, config, output,
                                   on_round=None if args.json else lambda r: print(_round_line(r), flush=True))
@@ -84,7 +74,7 @@ def run_duel_command(args) -> int:
 
     if args.budget < 1 or args.k < 1:
         raise ValueError("--budget and --k must be at least 1")
-    services = _services(args.db)
+    services = open_services(args.db)
     try:
         with _model_errors():
             result = run_duel(services, args.a, args.b, budget=args.budget, k=args.k, seed=args.seed)

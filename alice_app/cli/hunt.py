@@ -43,15 +43,21 @@ def register(subparsers) -> None:
     ev.set_defaults(func=run_eval_command)
 
 
-def run_hunt_command(args) -> int:
-    from alice_app.hunt import archive_rows, axis_rows, check_hunt_args, run_hunt, summary_rows
+def open_services(db: str | None):
+    """Services over the configured settings, or over the database file ``db`` (a command's --db)."""
     from alice_app.services import Services
 
-    check_hunt_args(args.episodes, args.families, args.strategy, args.batch_size)  # before the model loads
     settings = Settings.from_env()
-    if args.db:
-        settings = settings.with_overrides(db_path=Path(args.db))
-    services = Services.from_settings(settings)
+    if db:
+        settings = settings.with_overrides(db_path=Path(db))
+    return Services.from_settings(settings)
+
+
+def run_hunt_command(args) -> int:
+    from alice_app.hunt import archive_rows, axis_rows, check_hunt_args, run_hunt, summary_rows
+
+    check_hunt_args(args.episodes, args.families, args.strategy, args.batch_size)  # before the model loads
+    services = open_services(args.db)
     try:
         with _model_errors():
             report = run_hunt(services.policy, services, args.episodes, args.families, args.strategy,

@@ -12,10 +12,8 @@ checkpoint, and `--resume RUN_ID` continues it.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
-from alice_app.config import Settings
 from alice_app.cli.recipe import add_dataclass_flags, config_from_args as recipe_config
 from alice_app.training.config import TrainConfig
 
@@ -34,14 +32,11 @@ def register(subparsers) -> None:
 
 
 def run_train_command(args) -> int:
-    from alice_app.services import Services
+    from alice_app.cli.hunt import open_services
     from alice_app.training.job import TrainingJob
 
     config = None if args.resume else config_from_args(args)  # bad values fail before anything loads
-    settings = Settings.from_env()
-    if args.db:
-        settings = settings.with_overrides(db_path=Path(args.db))
-    services = Services.from_settings(settings)
+    services = open_services(args.db)
     job = TrainingJob(services, runs_dir=args.out)
     bar = _progress_bar()
     try:

@@ -56,7 +56,7 @@ class Episode:
             return REFLECTION_PROMPT
         if kind == "hint":
             return f"Hint: {self.task.hint} {RETRY}"
-        return FINAL_TEXT_PROMPT if (self.task.metadata or {}).get("answer_kind") == "text" else FINAL_PROMPT
+        return FINAL_TEXT_PROMPT if self.task.wants_text_answer else FINAL_PROMPT
 
     def messages(self) -> list[dict[str, str]]:
         """Chat history for the policy: system, then user/assistant pairs, then the next prompt."""

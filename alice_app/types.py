@@ -51,6 +51,11 @@ class Task:
     seed: int
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def wants_text_answer(self) -> bool:
+        """True when the expected answer is text ("CAT,DOG"), not a number (reasoning-gym tasks)."""
+        return (self.metadata or {}).get("answer_kind") == "text"
+
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "metadata": dict(self.metadata)}
 

@@ -168,11 +168,14 @@ def transaction(db: AliceDatabase) -> Iterator[AliceDatabase]:
 MIN_FREE_BYTES = 16 * 1024 * 1024  # below this a write may fail half-way: report unhealthy
 
 
+def db_file(db: AliceDatabase) -> Path:
+    """The file behind ``db`` (``.`` for an in-memory database)."""
+    return Path(db.conn.execute("PRAGMA database_list").fetchone()[2] or ".")
+
+
 def storage_problem(db: AliceDatabase) -> str | None:
     """Why the database cannot take writes now (read-only, disk nearly full, locked), or None."""
-    path = Path(db.conn.execute("PRAGMA database_list").fetchone()[2] or ".")
-    if getattr(db, "read_only", False):
-        return f"{path} is open read-only"
+    path = db_file(db)
     try:
         free = shutil.disk_usage(path.parent).free
     except OSError as exc:

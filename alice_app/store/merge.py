@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alice_app.store.db import AliceDatabase, open_db, schema_version, transaction
+from alice_app.store.db import AliceDatabase, db_file, open_db, schema_version, transaction
 
 _COLUMNS = ("task_id", "family", "level", "seed", "prompt", "response", "expected", "extracted", "answer_key",
             "verdict", "mode", "times_seen", "repaired", "repair_successes", "repair_attempts", "tags", "notes",
@@ -46,7 +46,7 @@ def merge_bank(db: AliceDatabase, source: str | Path) -> dict[str, int]:
     source = Path(source).resolve()
     if not source.is_file():
         raise ValueError(f"{source} does not exist")
-    if source == Path(db.conn.execute("PRAGMA database_list").fetchone()[2]).resolve():
+    if source == db_file(db).resolve():
         raise ValueError("a database cannot be merged into itself")
     other = open_db(source)  # brings it to this version's schema (its own migrations), then let go
     try:

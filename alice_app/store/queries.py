@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterable, Sequence
 
+from alice_app.types import MAX_SEED  # the largest SQLite INTEGER: seeds and row ids share it
+
 MAX_PAGE_SIZE = 1000
 MAX_SEARCH_CHARS = 1000
 MAX_SEARCH_WORDS = 8  # each word is a prefix scan: 32 common words took 0.9 s on 50,000 rows, 8 take ~0.06 s on 20,000
 MAX_IDS = 10_000  # ids one call may change
 MAX_TAG_CHARS = 64
-SQLITE_MAX_INT = 2**63 - 1
 FILTER_NAMES = ("family", "level", "mode", "tag", "repaired", "search", "since", "until", "source")
 
 
@@ -168,7 +169,7 @@ def one_id(value: Any) -> int:
         number = int(value)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"an id is a whole number, not {str(value)[:40]!r}") from None
-    if isinstance(value, float) and value != number or not -SQLITE_MAX_INT - 1 <= number <= SQLITE_MAX_INT:
+    if isinstance(value, float) and value != number or not -MAX_SEED - 1 <= number <= MAX_SEED:
         raise ValueError(f"no failure has id {str(value)[:40]}")
     return number
 

@@ -27,7 +27,7 @@ def write_feedback(task: Task, is_correct: bool, extracted: str | None) -> str:
         return f"Correct: {extracted} is the right answer." if extracted else "Correct."
     diagnosis = diagnose(task, extracted)
     if diagnosis.mode == "format":
-        return TEXT_FORMAT_HELP if (task.metadata or {}).get("answer_kind") == "text" else FORMAT_HELP
+        return TEXT_FORMAT_HELP if task.wants_text_answer else FORMAT_HELP
     if diagnosis.mode == "distractor_echo":
         return f"You answered {extracted}, which is the number the task told you to ignore."
     if diagnosis.mode == "operator_confusion":

@@ -93,9 +93,10 @@ def _check_text(task: Task, response: str, answer: str | None, method: str) -> T
 
 
 def _check_with_scorer(task: Task, response: str, scorer: Scorer) -> Tier1Result:
-    answer, method = locate_answer(response)
-    if (task.metadata or {}).get("answer_kind") == "text":  # "CAT,DOG" is an answer, not "no number"
+    if task.wants_text_answer:  # "CAT,DOG" is an answer, not "no number"
         answer, method = text_answer(response), "text"
+    else:
+        answer, method = locate_answer(response)
     text = response[-WINDOW:] if isinstance(response, str) else ""
     # The scorer may expect the bare answer (reasoning-gym's score_answer does): try both.
     candidates = dict.fromkeys(c for c in (text.strip(), marker_text(text), answer) if c)

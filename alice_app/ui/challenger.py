@@ -7,6 +7,8 @@ from functools import partial
 
 import gradio as gr
 
+from alice_app.ui.guard import bind, refusal
+
 ACCEPTED_COLUMNS = ["template_id", "level", "op", "pass_rate", "samples", "novelty", "proposer", "round", "template"]
 REJECTED_COLUMNS = ["reason", "detail", "proposer", "round", "reply (start)"]
 ROUND_COLUMNS = ["run", "round", "proposals", "valid", "novel", "in zone", "mean reward", "challenger tasks",
@@ -62,11 +64,10 @@ def show(services) -> tuple:
             rejected_rows(store.rejections(limit=100)), round_rows(store.rounds()), summary, duel)
 
 
-def delete_template(services, template_id: str, password: str | None) -> str:
-    try:
-        _check_admin(services, password)
-    except PermissionError as exc:
-        return f"⚠ {exc}"
+def delete_template(services, template_id: str, password: str | None, request: gr.Request = None) -> str:
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
     template_id = (template_id or "").strip()
     if not template_id:
         return "⚠ Paste a template id from the table."
@@ -76,14 +77,6 @@ def delete_template(services, template_id: str, password: str | None) -> str:
 
     load_catalog(services.templates)
     return f"Template {template_id} deleted; the hunt, the feed and repair no longer draw it."
-
-
-def _check_admin(services, password: str | None) -> None:
-    gate = getattr(services, "admin", None)
-    if gate is not None:
-        gate.check(password, who="challenger-tab")
-    elif services.settings.admin_password and password != services.settings.admin_password:
-        raise PermissionError("This action needs the admin password (ALICE_ADMIN_PASSWORD).")
 
 
 def build(services) -> dict:
@@ -104,7 +97,7 @@ def build(services) -> dict:
     status = gr.Markdown(elem_id="challenger-status")
     refresh = dict(fn=partial(show, services), inputs=None,
                    outputs=[accepted, reasons, rejected, rounds, duel_summary, duel])
-    delete.click(partial(delete_template, services), [template_id, password], status,
+    delete.click(bind(delete_template, services), [template_id, password], status,
                  api_name="delete_challenger_template").then(**refresh, api_name="challenger_refresh",
                                                              api_visibility="private")
     return refresh

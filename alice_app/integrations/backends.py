@@ -7,7 +7,7 @@ and the rollout function never care which one they hold.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 RESET_KEYS = ("seed", "family", "level", "mode")
 
@@ -68,6 +68,17 @@ class RemoteBackend:
 
     def close(self) -> None:
         self.client.close()
+
+
+def backend_factory(services: Any = None, *, base_url: str | None = None, seed: int | None = None,
+                    **client_kwargs: Any) -> Callable[[], Any]:
+    """A zero-argument maker of episode backends: in this process on ``services`` (its database takes
+    the bank and curriculum updates), or on the ALICE OpenEnv server at ``base_url``."""
+    if (services is None) == (base_url is None):
+        raise ValueError("give exactly one of services (in-process) or base_url (an ALICE OpenEnv server)")
+    if base_url is not None:
+        return lambda: RemoteBackend(base_url, **client_kwargs)
+    return lambda: LocalBackend(services.new_environment(seed=seed, source="trl"))
 
 
 def _plain(result: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from alice_app.integrations.backends import LocalBackend, RemoteBackend
+from alice_app.integrations.backends import backend_factory
 
 MAX_TURNS = 5
 
@@ -195,13 +195,8 @@ def make_rollout_func(services: Any = None, *, base_url: str | None = None, seed
                       **client_kwargs: Any) -> EpisodeRollout:
     """The rollout over episodes in this process (``services``) or on an ALICE server (``base_url``).
     ``max_new_tokens`` per turn defaults to the trainer's ``max_completion_length``."""
-    if (services is None) == (base_url is None):
-        raise ValueError("give exactly one of services (in-process) or base_url (an ALICE OpenEnv server)")
-    if base_url is not None:
-        return EpisodeRollout(lambda: RemoteBackend(base_url, **client_kwargs), max_turns=max_turns,
-                              max_new_tokens=max_new_tokens)
-    return EpisodeRollout(lambda: LocalBackend(services.new_environment(seed=seed, source="trl")),
-                          max_turns=max_turns, max_new_tokens=max_new_tokens)
+    make = backend_factory(services, base_url=base_url, seed=seed, **client_kwargs)
+    return EpisodeRollout(make, max_turns=max_turns, max_new_tokens=max_new_tokens)
 
 
 def _user_text(prompt: Any) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from alice_app.integrations.backends import LocalBackend, RemoteBackend, reset_options
+from alice_app.integrations.backends import backend_factory, reset_options
 
 OVER = "The episode is over; no more answers are accepted."
 
@@ -117,11 +117,8 @@ def make_environment_factory(services: Any = None, *, base_url: str | None = Non
                              seed: int | None = None, **client_kwargs: Any) -> Callable[[], AliceTRLEnvironment]:
     """A zero-argument factory for ``environment_factory``: episodes in this process on ``services``
     (its database takes the bank and curriculum updates), or on the server at ``base_url``."""
-    if (services is None) == (base_url is None):
-        raise ValueError("give exactly one of services (in-process) or base_url (an ALICE OpenEnv server)")
-    if base_url is not None:
-        return lambda: AliceTRLEnvironment(RemoteBackend(base_url, **client_kwargs))
-    return lambda: AliceTRLEnvironment(LocalBackend(services.new_environment(seed=seed, source="trl")))
+    make = backend_factory(services, base_url=base_url, seed=seed, **client_kwargs)
+    return lambda: AliceTRLEnvironment(make())
 
 
 def tool_ready(tokenizer: Any) -> Any:

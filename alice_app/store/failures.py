@@ -186,6 +186,14 @@ class FailureBank:
                                   f"GROUP BY {field} ORDER BY n DESC, k", params)
         return {str(r["k"]): int(r["n"]) for r in rows}
 
+    def family_mode_counts(self, **filters: Any) -> list[dict[str, Any]]:
+        """``[{"family", "mode", "n"}]`` in one grouped query: families by their total, then modes by count."""
+        where, params = where_clause(**filters)
+        rows = fetch_all(self.db, f"SELECT family, mode, count(*) AS n FROM failures {where} GROUP BY family, mode "
+                                  "ORDER BY sum(count(*)) OVER (PARTITION BY family) DESC, family, n DESC, mode",
+                         params)
+        return [{"family": str(r["family"]), "mode": str(r["mode"]), "n": int(r["n"])} for r in rows]
+
     def tag_counts(self) -> dict[str, int]:
         rows = fetch_all(self.db, "SELECT tag, count(*) AS n FROM failure_tags GROUP BY tag ORDER BY n DESC, tag")
         return {r["tag"]: int(r["n"]) for r in rows}

@@ -14,12 +14,8 @@ COLUMNS = ["family", *FAILURE_MODES, "total"]
 
 
 def mode_counts(services, level=None, source=None) -> list[dict[str, Any]]:
-    """``[{"family", "mode", "n"}]`` from the bank: one grouped count per family."""
-    rows = []
-    for family, _ in services.bank.count_by("family", level=level, source=source).items():
-        for mode, n in services.bank.count_by("mode", family=family, level=level, source=source).items():
-            rows.append({"family": family, "mode": mode, "n": n})
-    return rows
+    """``[{"family", "mode", "n"}]`` from the bank under the Level and Source filters."""
+    return services.bank.family_mode_counts(level=level, source=source)
 
 
 def map_rows(counts: Sequence[Mapping[str, Any]]) -> list[list[Any]]:

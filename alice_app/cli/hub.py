@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable
+
+from alice_app.cli.hunt import open_services
 
 EMBEDDED_BASE = "HuggingFaceTB/SmolLM2-135M-Instruct"  # the checkpoint the embedded GGUF was made from
 
@@ -59,62 +62,64 @@ def _push_args(parser: argparse.ArgumentParser, repo_type: str = "dataset") -> N
 
 def export_bank(args: argparse.Namespace, filters: dict[str, Any]) -> int:
     """``bank export PATH --format dpo|parquet``."""
-    services = _services()
-    if args.format == "dpo":
-        from alice_app.training.dpo import export_dpo_dataset
+    with closing(open_services(None)) as services:
+        if args.format == "dpo":
+            from alice_app.training.dpo import export_dpo_dataset
 
-        family = filters.get("family")
-        count = export_dpo_dataset(services.bank, services.verifier, args.path, families=[family] if family else None)
-        print(f"wrote {count} DPO pairs to {args.path}", file=sys.stderr)
+            family = filters.get("family")
+            count = export_dpo_dataset(services.bank, services.verifier, args.path,
+                                       families=[family] if family else None)
+            print(f"wrote {count} DPO pairs to {args.path}", file=sys.stderr)
+            return 0
+        folder = _build_failures(services, Path(args.path), filters, None)
+        print(f"wrote the failure dataset (parquet + README.md card) to {folder}", file=sys.stderr)
         return 0
-    folder = _build_failures(services, Path(args.path), filters, None)
-    print(f"wrote the failure dataset (parquet + README.md card) to {folder}", file=sys.stderr)
-    return 0
 
 
 def run_bank_push(args: argparse.Namespace) -> int:
     from alice_app.cli.engine import _filters
 
-    services = _services()
-    folder = _build_failures(services, _folder(services, args), _filters(args), args.license)
-    return _push(folder, args)
+    with closing(open_services(None)) as services:
+        folder = _build_failures(services, _folder(services, args), _filters(args), args.license)
+        return _push(folder, args)
 
 
 def run_dpo_push(args: argparse.Namespace) -> int:
     from alice_app import hub
     from alice_app.training.dpo import dpo_pairs
 
-    services = _services()
-    records = hub.dpo_records(dpo_pairs(services.bank, services.verifier, limit=args.limit, families=args.families))
-    card = hub.dataset_card("dpo", records, model=_model(services), licence=args.license or hub.LICENCE)
-    return _push(hub.write_dataset_folder(records, card, _folder(services, args)), args)
+    with closing(open_services(None)) as services:
+        pairs = dpo_pairs(services.bank, services.verifier, limit=args.limit, families=args.families)
+        records = hub.dpo_records(pairs)
+        card = hub.dataset_card("dpo", records, model=_model(services), licence=args.license or hub.LICENCE)
+        return _push(hub.write_dataset_folder(records, card, _folder(services, args)), args)
 
 
 def run_adapter_push(args: argparse.Namespace) -> int:
     from alice_app import hub
     from alice_app.cli.train import before_after_rows
 
-    services = _services()
-    run = services.runs.get(args.run_id)
-    if run is None:
-        raise ValueError(f"no training run with id {args.run_id}")
-    checkpoint = str(run.get("checkpoint") or "")
-    adapter = Path(checkpoint) if checkpoint.endswith("adapter") else (
-        Path(services.settings.runs_dir) / f"run-{args.run_id}" / "adapter")
-    card = hub.model_card(base_model=_model(services), run=run, licence=args.license or hub.LICENCE,
-                          before_after=before_after_rows(services.runs.evals(args.run_id)))
-    return _push(hub.write_adapter_folder(adapter, card, _folder(services, args)), args)
+    with closing(open_services(None)) as services:
+        run = services.runs.get(args.run_id)
+        if run is None:
+            raise ValueError(f"no training run with id {args.run_id}")
+        checkpoint = str(run.get("checkpoint") or "")
+        adapter = Path(checkpoint) if checkpoint.endswith("adapter") else (
+            Path(services.settings.runs_dir) / f"run-{args.run_id}" / "adapter")
+        card = hub.model_card(base_model=_model(services), run=run, licence=args.license or hub.LICENCE,
+                              before_after=before_after_rows(services.runs.evals(args.run_id)))
+        return _push(hub.write_adapter_folder(adapter, card, _folder(services, args)), args)
 
 
 def run_bank_merge(args: argparse.Namespace) -> int:
     from alice_app.store.merge import merge_bank
 
-    services = _services()
-    for source in args.sources:
-        counts = merge_bank(services.db, source)
-        print(f"{source}: {counts['incoming']} failures, {counts['new']} new; the bank now holds {counts['after']}",
-              file=sys.stderr)
-    return 0
+    with closing(open_services(None)) as services:
+        for source in args.sources:
+            counts = merge_bank(services.db, source)
+            print(f"{source}: {counts['incoming']} failures, {counts['new']} new; the bank now holds {counts['after']}",
+                  file=sys.stderr)
+        return 0
 
 
 def _build_failures(services: Any, folder: Path, filters: dict[str, Any], licence: str | None) -> Path:
@@ -146,14 +151,3 @@ def _folder(services: Any, args: argparse.Namespace) -> Path:
 def _model(services: Any) -> str:
     name = services.settings.model_name
     return EMBEDDED_BASE if services.settings.uses_embedded_model else name
-
-
-def _services() -> Any:
-    from alice_app.config import Settings
-    from alice_app.services import Services
-    from alice_app.store.db import StoreError
-
-    try:
-        return Services.from_settings(Settings.from_env())
-    except StoreError as exc:
-        raise ValueError(str(exc)) from None

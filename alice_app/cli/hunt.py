@@ -44,13 +44,18 @@ def register(subparsers) -> None:
 
 
 def open_services(db: str | None):
-    """Services over the configured settings, or over the database file ``db`` (a command's --db)."""
+    """Services over the configured settings, or over the database file ``db`` (a command's --db); a
+    database that cannot be used is a ValueError, which the CLI prints as one line."""
     from alice_app.services import Services
+    from alice_app.store.db import StoreError
 
     settings = Settings.from_env()
     if db:
         settings = settings.with_overrides(db_path=Path(db))
-    return Services.from_settings(settings)
+    try:
+        return Services.from_settings(settings)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def run_hunt_command(args) -> int:

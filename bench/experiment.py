@@ -17,6 +17,7 @@ from typing import Any
 from alice_app.config import Settings
 from alice_app.training.callbacks import as_trainer_callback, run_recorder
 from alice_app.training.config import TrainConfig
+from alice_app.training.evaluate import eval_policy
 from alice_app.evaluation import evaluate_report
 from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.training.rewards import make_reward_function
@@ -49,7 +50,9 @@ class CurveRecorder:
         step = state.global_step
         if step % self.every == 0 and step < state.max_steps:
             started = time.perf_counter()
-            report = report_model(model, self.tokenizer, self.settings, self.config, self.families, self.n_per_cell)
+            with eval_policy(model, self.tokenizer, self.settings) as policy:
+                report = evaluate_report(policy, self.families, self.n_per_cell,
+                                         max_tokens=self.config.eval_max_tokens)
             self.points.append({"step": step, "table": report["accuracy"], "penalty": report["penalty"]})
             self.seconds += time.perf_counter() - started
 
@@ -103,13 +106,9 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
             hunt_episodes: int, seed: int, paraphrases: int | None = None) -> dict[str, Any]:
     """The held-out report, the paraphrase set (``paraphrases`` prompts spread over it; None = all) and a
     hunt, all greedy, with the current weights."""
-    from alice_app.models.local import LocalPolicy
     from bench.paraphrases import load_paraphrases, run_paraphrases
 
-    policy = LocalPolicy(model, tokenizer, model_id=services.settings.model_name)
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_policy(model, tokenizer, services.settings) as policy:
         started = time.perf_counter()
         report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
         _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
@@ -118,8 +117,6 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
         _log(f"{config.feed}: paraphrases in {time.perf_counter() - started:.0f} s")
         played = play_fixed(policy, services, hunt_starts(families, hunt_episodes, seed), config.eval_max_tokens)
         _log(f"{config.feed}: {hunt_episodes} hunt episodes in {time.perf_counter() - started:.0f} s")
-    finally:
-        model.train(was_training)
     episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
                  "failure_id": r.failure_id} for r in played]
     return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
@@ -176,19 +173,6 @@ def repair_loop(before: dict, after: dict, repaired: list[bool]) -> dict[str, An
     return {"failed_before": len(failed), "solved_after": sum(solved),
             "solved_share": sum(solved) / len(solved) if solved else None,
             "banked_rows": len(repaired), "repaired_share": sum(repaired) / len(repaired) if repaired else None}
-
-
-def report_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfig, families: list[str],
-                 n_per_cell: int) -> dict[str, Any]:
-    from alice_app.models.local import LocalPolicy
-
-    policy = LocalPolicy(model, tokenizer, model_id=settings.model_name)
-    was_training = model.training
-    model.eval()
-    try:
-        return evaluate_report(policy, families, n_per_cell, max_tokens=config.eval_max_tokens)
-    finally:
-        model.train(was_training)
 
 
 class StepTimer:

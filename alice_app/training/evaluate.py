@@ -5,7 +5,8 @@ in the mode it was in: the same weights (LoRA included) serve training and evalu
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from alice_app.training.config import TrainConfig
 
@@ -15,13 +16,20 @@ def evaluate_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfi
     """``{"family": {"level": accuracy}, ...}``, with a row per control twin (``evaluation.with_twins``)
     so the stored evaluation also gives the distraction penalty."""
     from alice_app.evaluation import evaluate_report, with_twins
+
+    with eval_policy(model, tokenizer, settings) as policy:
+        return with_twins(evaluate_report(policy, list(families), n_per_cell=n_per_cell or config.eval_n_per_cell,
+                                          max_tokens=config.eval_max_tokens))
+
+
+@contextmanager
+def eval_policy(model: Any, tokenizer: Any, settings: Any) -> Iterator[Any]:
+    """The model being trained as a ``LocalPolicy`` in eval mode; handed back in the mode it was in."""
     from alice_app.models.local import LocalPolicy
 
-    policy = LocalPolicy(model, tokenizer, model_id=settings.model_name)
     was_training = model.training
     model.eval()
     try:
-        return with_twins(evaluate_report(policy, list(families), n_per_cell=n_per_cell or config.eval_n_per_cell,
-                                          max_tokens=config.eval_max_tokens))
+        yield LocalPolicy(model, tokenizer, model_id=settings.model_name)
     finally:
         model.train(was_training)

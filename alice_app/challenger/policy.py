@@ -9,7 +9,6 @@ the reason, and the caller falls back to the template tasks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from random import Random
 from typing import Sequence
 
@@ -30,13 +29,6 @@ class ProposalBatch:
 
 def challenger_name(settings) -> str:
     return settings.challenger_model or settings.model_name
-
-
-def build_challenger(settings, adapter: str | Path | None = None):
-    """The challenger policy: CHALLENGER_MODEL (default: the solver's model) plus ``adapter``."""
-    from alice_app.models.factory import build_policy
-
-    return build_policy(settings.with_overrides(model_name=challenger_name(settings)), adapter=adapter)
 
 
 def challenger_messages(op: str, examples: Sequence[str]) -> tuple[dict, ...]:
@@ -89,10 +81,6 @@ def propose(challenger, count: int, seed: int, known: Sequence[str], temperature
 def prefilled_prompt(tokenizer, chat: Sequence[dict]) -> str:
     """The chat rendered for the model with the reply already begun by "TEMPLATE:" (for training,
     where TRL continues a plain-text prompt): a small model then writes a template, not an essay."""
-    from alice_app.models.local import plain_transcript
+    from alice_app.models.local import render_chat
 
-    if getattr(tokenizer, "chat_template", None):
-        text = tokenizer.apply_chat_template(list(chat), tokenize=False, add_generation_prompt=True)
-    else:
-        text = plain_transcript(list(chat))
-    return text + "TEMPLATE:"
+    return render_chat(tokenizer, list(chat)) + "TEMPLATE:"

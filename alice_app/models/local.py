@@ -7,6 +7,13 @@ from typing import Any, Iterator
 from alice_app.models.base import BackendError, Messages, check_generate_args
 
 
+def render_chat(tokenizer: Any, chat: Messages) -> str:
+    """``chat`` as ``tokenizer``'s model sees it, ending with the assistant's generation prompt."""
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(list(chat), tokenize=False, add_generation_prompt=True)
+    return plain_transcript(chat)  # a base model without a chat template
+
+
 class LocalPolicy:
     """Generates with an in-process transformers model (the embedded SmolLM2 by default).
 
@@ -88,9 +95,7 @@ class LocalPolicy:
 
     def render(self, chat: Messages) -> str:
         """The chat as the model sees it, ending with the assistant's generation prompt."""
-        if getattr(self.tokenizer, "chat_template", None):
-            return self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-        return plain_transcript(chat)  # a base model without a chat template
+        return render_chat(self.tokenizer, chat)
 
     def _generate_chunk(self, prompts: list[str], samples: int, temperature: float, max_tokens: int) -> list[str]:
         import torch

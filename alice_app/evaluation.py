@@ -94,8 +94,8 @@ def penalty_from_table(table: dict[str, dict[str, float]]) -> dict[str, dict[str
     """control − family per cell, for the families whose twin row is in ``table`` (see ``with_twins``)."""
     from alice_app.tasks.controls import twin_name
 
-    return {f: {lv: round(table[twin_name(f)][lv] - acc, 4) for lv, acc in row.items() if lv in table[twin_name(f)]}
-            for f, row in table.items() if twin_name(f) and twin_name(f) in table and twin_name(f) != f}
+    return {f: {lv: round(table[twin][lv] - acc, 4) for lv, acc in row.items() if lv in table[twin]}
+            for f, row in table.items() if (twin := twin_name(f)) in table}
 
 
 def _table(tasks: list[Task], right: dict[str, bool], families: Sequence[str], levels: Sequence[str],

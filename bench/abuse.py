@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +30,10 @@ import httpx
 from websockets.asyncio.client import connect as ws_connect
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.server import start_server  # noqa: E402
+
 TOKEN = "bench-token"
 SLOW_S = 2.0
 WARM_UP_S = 10.0
@@ -65,27 +67,8 @@ class Tally:
         return result
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int, data_dir: str) -> subprocess.Popen:
-    env = {**os.environ, "ALICE_DATA_DIR": data_dir, "ALICE_API_TOKEN": TOKEN, "ALICE_WRITES_PER_MINUTE": "120",
-           "ALICE_MAX_SESSIONS": "8", "ALICE_SESSION_IDLE_S": "5", "ALICE_BEHIND_PROXY": "1",
-           "PYTHONPATH": str(ROOT)}
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "alice_app.server:app", "--host", "127.0.0.1",
-                               "--port", str(port), "--log-level", "warning"], env=env, cwd=ROOT)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    server.kill()
-    raise SystemExit("the server did not start")
+SERVER_ENV = {"ALICE_API_TOKEN": TOKEN, "ALICE_WRITES_PER_MINUTE": "120", "ALICE_SESSION_IDLE_S": "5",
+              "ALICE_BEHIND_PROXY": "1"}  # a public Space's settings, tightened so the probes reach the limits
 
 
 def headers(client: str, token: bool = True) -> dict:
@@ -215,10 +198,8 @@ def main() -> None:
     if args.innocent:
         print(json.dumps(innocent(args.innocent, args.seconds)))
         return
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data_dir:
-        server = start_server(port, data_dir)
+        server, url = start_server(data_dir, max_sessions=8, extra_env=SERVER_ENV)
         try:
             player = start_innocent(url, WARM_UP_S + args.seconds + 5)
             time.sleep(WARM_UP_S)  # the server's background warm-up is done; the innocent client is mid-episode

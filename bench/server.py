@@ -36,9 +36,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: str, max_sessions: int) -> tuple[subprocess.Popen, str]:
+def start_server(data_dir: str, max_sessions: int, extra_env: dict[str, str] | None = None
+                 ) -> tuple[subprocess.Popen, str]:
+    """uvicorn serving ALICE on a free local port over ``data_dir``; returns the process and its URL
+    once /health answers (120 s at most)."""
     port = free_port()
-    env = {**os.environ, "ALICE_DATA_DIR": data_dir, "ALICE_MAX_SESSIONS": str(max_sessions)}
+    env = {**os.environ, "ALICE_DATA_DIR": data_dir, "ALICE_MAX_SESSIONS": str(max_sessions), **(extra_env or {})}
     env.pop("ALICE_DB", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "alice_app.server:app", "--host", "127.0.0.1", "--port", str(port),

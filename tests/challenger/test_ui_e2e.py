@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 
 import pytest
 
@@ -11,30 +10,19 @@ pytestmark = pytest.mark.e2e
 TEMPLATE = "Someone insists the total is {claim}. They are wrong. Add {a} and {b}."
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
-def live(settings):
+def live(services, load_script):
     from alice_app.challenger.family import load_catalog
     from alice_app.challenger.proposal import parse_proposal
-    from alice_app.services import Services
-    from alice_app.ui import build_app, launch
 
-    services = Services.from_settings(settings)
     proposal = parse_proposal(f"TEMPLATE: {TEMPLATE}\nOP: add")
     services.templates.accept(proposal, proposer="e2e-challenger", novelty=0.8, round=1)
     services.templates.record_pass_rate(proposal.template_id, 3, 8, "solver")
     services.templates.reject("TEMPLATE: {a.__class__}", "slot_syntax", "not a plain name", proposer="e2e")
-    demo = build_app(services)
-    _, url, _ = launch(demo, settings.with_overrides(server_port=_free_port()), prevent_thread_lock=True, quiet=True)
+    demo, url = load_script("tests/ui/conftest.py").launch_app(services)  # the workbench tests' launcher
     yield services, proposal, url
     demo.close()
     load_catalog(services.templates)
-    services.close()
 
 
 def test_the_challenger_tab_lists_accepted_and_rejected_proposals_and_deletes(live):

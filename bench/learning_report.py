@@ -3,7 +3,6 @@ README table and the plots. Pure functions of the arms' JSON (bench/experiment.p
 tested without training anything."""
 from __future__ import annotations
 
-from pathlib import Path
 
 HEADLINE_LEVELS = ("easy", "medium")
 ARMS = ("alice", "static")
@@ -103,7 +102,7 @@ def aggregate(per_seed: dict) -> dict:
 def targets(agg: dict) -> list[dict]:
     """The issue's targets, each with the measured value and whether it was met (on the seed mean,
     or in every seed where the target says so)."""
-    a, s, c = agg["alice"], agg["static"], agg["comparison"]
+    a, c = agg["alice"], agg["comparison"]
     reach = c["steps_to_static_penalty_fraction"]["values"]
     rows = [
         ("distraction penalty (core families × easy/medium) reduced", "≥ 75 %", a["penalty_reduction"]["mean"],

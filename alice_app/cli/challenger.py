@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from alice_app.cli.hunt import format_table, open_services
 

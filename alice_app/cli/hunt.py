@@ -71,7 +71,7 @@ def run_hunt_command(args) -> int:
     finally:
         services.close()
     print(f"\n{len(report.results)} episodes with {report.model_id}; "
-          f"{report.failures} failures banked in {settings.db_path}\n")
+          f"{report.failures} failures banked in {services.settings.db_path}\n")
     print(format_table(summary_rows(report)))
     if report.archive is not None:
         print("\nQuality-diversity archive (family x level x failure mode):\n")

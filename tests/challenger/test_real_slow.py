@@ -1,6 +1,5 @@
 """The real path: the embedded SmolLM2 as challenger and solver, real TRL GRPO, a real SQLite file."""
 import socket
-import threading
 
 import pytest
 

@@ -45,10 +45,11 @@ def write_plots(summary: dict, out: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for arm in LABELS:
-        runs = [_rolling([m["frac_reward_zero_std"] for m in s["per_step"][arm]]) for s in summary["per_seed"].values()]
+        runs = [_rolling([m.get("frac_outcome_uniform") or 0.0 for m in s["per_step"][arm]])
+                for s in summary["per_seed"].values()]
         _band(ax, list(range(1, len(runs[0]) + 1)), runs, LABELS[arm])
-    _finish(ax, "GRPO step", "frac_reward_zero_std (rolling mean of 5)", "Groups that teach nothing" + budget, fig,
-            out / "learning_zero_std.png")
+    _finish(ax, "GRPO step", "groups all right or all wrong (rolling mean of 5)", "Groups that teach nothing" + budget,
+            fig, out / "learning_zero_std.png")
 
     penalty = {label: cell_means(summary, arm, when, "penalty") for label, (arm, when) in
                {"before": ("alice", "before"), "ALICE after": ("alice", "after"),

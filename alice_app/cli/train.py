@@ -73,7 +73,7 @@ class _progress_bar:
     def step(self, step: int, total: int, metrics: dict[str, float]) -> None:
         self.bar.total = total
         self.bar.n = step
-        shown = {k: f"{metrics[k]:.3g}" for k in ("loss", "reward", "accuracy", "frac_reward_zero_std") if k in metrics}
+        shown = {k: f"{metrics[k]:.3g}" for k in ("loss", "reward", "accuracy", "frac_outcome_uniform") if k in metrics}
         self.bar.set_postfix(shown, refresh=False)
         self.bar.refresh()
 

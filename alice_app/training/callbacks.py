@@ -19,6 +19,7 @@ METRIC_KEYS: dict[str, str] = {
     "rewards/accuracies": "accuracy",  # DPO: how often chosen outscores rejected
     "rewards/margins": "margin",
     "frac_reward_zero_std": "frac_reward_zero_std",
+    "frac_outcome_uniform": "frac_outcome_uniform",  # ours: groups all right or all wrong
     "learning_rate": "lr",
     "kl": "kl",
     "grad_norm": "grad_norm",

@@ -61,14 +61,25 @@ def make_reward_function(verifier: Any, observer: GroupObserver | None = None,
         verdicts = [verifier.verify(t, r) for t, r in zip(tasks, responses)]
         rewards = [_reward(v, r, i, columns) - consistency_penalty * contradicts_own_result(r, v.extracted)
                    for i, (v, r) in enumerate(zip(verdicts, responses))]
+        groups = group_results(tasks, responses, verdicts, columns)
         log_metric = columns.get("log_metric")
         if log_metric is not None:
             log_metric("accuracy", sum(v.is_correct for v in verdicts) / max(len(verdicts), 1))
+            log_metric("frac_outcome_uniform", frac_outcome_uniform(groups))
         if observer is not None:
-            observer(group_results(tasks, responses, verdicts, columns))
+            observer(groups)
         return rewards
 
     return alice_reward
+
+
+def frac_outcome_uniform(groups: Sequence[GroupResult]) -> float:
+    """Share of groups whose completions were all right or all wrong. TRL's ``frac_reward_zero_std``
+    counts groups with equal *rewards*, which the format bonus almost never leaves equal; a group
+    with one outcome still teaches nothing about correctness, so this is the share that counts."""
+    if not groups:
+        return 0.0
+    return sum(r.passes in (0, len(r.verdicts)) for r in groups) / len(groups)
 
 
 def _reward(verdict: Verdict, response: str, index: int, columns: dict[str, Any]) -> float:

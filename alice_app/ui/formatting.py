@@ -11,7 +11,7 @@ from alice_app.types import TURN_KINDS
 
 TURNS_PER_EPISODE = len(TURN_KINDS)
 FAILURE_COLUMNS = ["id", "family", "level", "mode", "response", "expected", "seen", "repaired", "tags", "last seen"]
-PROGRESS_METRICS = ("loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time")
+PROGRESS_METRICS = ("loss", "reward", "accuracy", "frac_outcome_uniform", "frac_reward_zero_std", "lr", "step_time")
 RUN_COLUMNS = ["id", "kind", "status", "step", "total", "created", "error"]
 CURRICULUM_COLUMNS = ["family", "level", "pinned", "rolling accuracy", "samples"]
 

@@ -89,7 +89,7 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
     if run.get("error"):
         lines.append(f"⚠ {run['error']}")
     latest = flatten_metrics(metrics[-1]) if metrics else {}
-    shown = {k: latest[k] for k in ("reward", "accuracy", "frac_reward_zero_std", "loss", "step_time")
+    shown = {k: latest[k] for k in ("reward", "accuracy", "frac_outcome_uniform", "loss", "step_time")
              if isinstance(latest.get(k), (int, float))}
     if shown:
         lines.append("Last step: " + " · ".join(f"{k} {v:.4g}" for k, v in shown.items()))

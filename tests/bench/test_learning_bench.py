@@ -58,7 +58,7 @@ def _arm(before, curve, after, zero_std, solved):
     points = [{"step": s, "table": _measured(a, 0.8)["accuracy"], "penalty": _measured(a, 0.8)["penalty"]}
               for s, a in curve]
     return {"config": {"steps": 10}, "before": _measured(before, 0.8), "after": _measured(after, 0.8, 0.7, 0.6),
-            "curve": points, "metrics": [{"step": i + 1, "frac_reward_zero_std": z, "step_time": 60.0}
+            "curve": points, "metrics": [{"step": i + 1, "frac_reward_zero_std": z / 10, "frac_outcome_uniform": z, "step_time": 60.0}
                                          for i, z in enumerate(zero_std)],
             "final_levels": {}, "repair": {"failed_before": 10, "solved_after": 0, "solved_share": solved,
                                            "banked_rows": 4, "repaired_share": 0.5}}
@@ -78,6 +78,7 @@ def test_summary_measures_the_penalty_its_targets_and_steps_to_static(bench):
     comparison = summary["aggregate"]["comparison"]
     assert comparison["steps_to_static_penalty"]["mean"] == 4  # ALICE's penalty 0.3 ≤ static's final 0.4 at step 4
     assert comparison["zero_std_ratio"]["mean"] == pytest.approx(0.2 / 0.5)
+    assert comparison["uniform_ratio"]["mean"] == pytest.approx(0.2 / 0.5)
     assert comparison["banked_solved_ratio"]["mean"] == pytest.approx(0.8 / 0.3)
     met = {row["figure"]: row["met"] for row in summary["targets"]}
     assert met["distraction penalty (core families × easy/medium) reduced"] is True

@@ -20,6 +20,7 @@ def test_correct_completions_outscore_wrong_ones_and_groups_reach_the_observer()
                      log_metric=lambda name, value: logged.__setitem__(name, value))
     assert rewards[0] > rewards[1] and rewards[2] > rewards[3]
     assert logged["accuracy"] == 0.5
+    assert logged["frac_outcome_uniform"] == 0.0  # both groups had one right and one wrong
     assert [(g.task.id, g.passes, len(g.verdicts), g.source) for g in groups] == [
         (task_a.id, 1, 2, "hunt"), (task_b.id, 1, 2, "hunt")]
     assert groups[0].failure_id is None
@@ -63,3 +64,16 @@ def test_consistency_penalty_hits_replies_that_contradict_their_own_sum():
     plain = make_reward_function(VerifierStack())(replies, column)
     strict = make_reward_function(VerifierStack(), consistency_penalty=0.5)(replies, column)
     assert strict[0] == plain[0] - 0.5 and strict[1] == plain[1]
+
+
+def test_groups_with_one_outcome_are_counted_although_their_rewards_differ():
+    task_a = generate_task("negation_arithmetic", "easy", 1)
+    task_b = generate_task("plain_arithmetic", "easy", 2)
+    wrong = str(int(task_a.answer) + 1)
+    # group a: both wrong, one in the asked format (rewards 0.1 and 0): TRL's zero-std misses it
+    completions = [f"Answer: {wrong}", f"maybe {wrong}", f"Answer: {task_b.answer}", "no idea"]
+    logged = {}
+    rewards = make_reward_function(VerifierStack())(completions, task=_columns([task_a, task_b], 2),
+                                                    log_metric=lambda name, value: logged.__setitem__(name, value))
+    assert rewards[0] != rewards[1]
+    assert logged["frac_outcome_uniform"] == 0.5

@@ -18,7 +18,8 @@ from alice_app.episode import Episode, advance, new_episode
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import family_names, generate_task
 from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
-from alice_app.types import LEVELS, Task, check_seed
+from alice_app.types import LEVELS, MAX_SAMPLES, Task, check_seed
+from alice_app.verify.tier3 import unreliable
 
 MODES = ("auto", "hunt", "repair")
 MAX_ACTION_BYTES = 64 * 1024
@@ -92,14 +93,19 @@ class AliceEnvironment:
         self._outcome = {}
         return self._observation(None, None)
 
-    def step(self, action: str) -> Observation:
-        """Judge one answer, advance the episode, and at its end write to the bank and curriculum."""
+    def step(self, action: str, samples: Sequence[str] | None = None) -> Observation:
+        """Judge one answer, advance the episode, and at its end write to the bank and curriculum.
+
+        ``samples`` (tier 3, optional): 2..16 more answers the policy sampled for the same prompt.
+        Their agreement becomes the verdict's confidence; a right first attempt whose samples
+        disagree is banked at the end with the failure mode ``unstable`` (right, but not reliably)."""
         _check_action(action)
+        samples = _check_samples(samples)
         if self._episode is None:
             raise ValueError("no episode: call reset() before step()")
         if self._episode.done:
             raise ValueError("the episode is over: call reset() to start a new one")
-        verdict = self._verifier.verify(self._episode.task, action)
+        verdict = self._verifier.verify(self._episode.task, action, samples=samples)
         self._episode = advance(self._episode, action, verdict)
         if self._episode.done:
             self._outcome = self._finish(self._episode)
@@ -189,6 +195,12 @@ class AliceEnvironment:
             outcome["failure_id"] = self._bank.record(task, first.response, first.verdict, mode=mode,
                                                       source=self._source or self._mode,
                                                       history=[turn.to_dict() for turn in episode.turns])
+        elif episode.turns[0].verdict.details.get("unstable"):
+            first = episode.turns[0]
+            outcome["failure_mode"] = "unstable"
+            outcome["failure_id"] = self._bank.record(task, first.response, unreliable(first.verdict),
+                                                      mode="unstable", source=self._source or self._mode,
+                                                      history=[turn.to_dict() for turn in episode.turns])
         if REPAIR_KEY in task.metadata:
             outcome["repair_of"] = task.metadata[REPAIR_KEY]
             outcome["repaired"] = self._bank.record_repair_attempt(
@@ -233,6 +245,18 @@ def _check_action(action: Any) -> None:
     size = len(action.encode("utf-8", errors="surrogatepass"))
     if size > MAX_ACTION_BYTES:
         raise ValueError(f"the answer is {size:,} bytes; the limit is {MAX_ACTION_BYTES:,} (64 KB)")
+
+
+def _check_samples(samples: Sequence[str] | None) -> list[str] | None:
+    if samples is None or len(samples) == 0:
+        return None
+    if isinstance(samples, str):
+        raise ValueError("samples is a list of answer texts, not one string")
+    if not 2 <= len(samples) <= MAX_SAMPLES:
+        raise ValueError(f"send 2 to {MAX_SAMPLES} samples for a confidence, not {len(samples)}")
+    for sample in samples:
+        _check_action(sample)
+    return list(samples)
 
 
 def _as_task(task: Task | Mapping) -> Task:

@@ -13,6 +13,7 @@ LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 # Seeds are stored in SQLite INTEGER columns (signed 64-bit), so every entry point (UI, CLI,
 # server, store) accepts exactly 0..MAX_SEED and says so with one message: ``check_seed``.
 MAX_SEED: int = 2**63 - 1
+MAX_SAMPLES = 16  # tier 3: the most extra sampled answers one attempt may carry (environment, server)
 
 
 def check_seed(seed: object) -> int:

@@ -243,3 +243,38 @@ def test_a_seed_beyond_the_bound_is_refused_before_anything_is_written(stores, s
     with pytest.raises(ValueError, match=r"2\^63 - 1"):
         env.reset(task=task)
     assert bank.failure_map() == []
+
+
+def test_samples_give_the_first_attempt_a_confidence_and_a_right_but_unstable_answer_is_banked(stores):
+    bank, _ = stores
+    env = make_env(stores)
+    env.reset(seed=5, family=FAMILY, level="easy", mode="hunt")
+    answer = int(env.episode.task.answer)
+    spread = [f"Answer: {answer + d}" for d in (0, 3, 7, 11)]  # one of four samples agrees
+    obs = env.step(right(env), samples=spread)
+    assert obs.done and obs.verdict["is_correct"] and obs.verdict["tier"] == 3
+    assert obs.verdict["confidence"] < 0.5 and obs.verdict["details"]["unstable"]
+    assert obs.info["failure_mode"] == "unstable"
+    row = bank.get(obs.info["failure_id"])
+    assert row["mode"] == "unstable" and not row["verdict"]["is_correct"]
+
+
+def test_samples_that_agree_bank_nothing(stores):
+    bank, _ = stores
+    env = make_env(stores)
+    env.reset(seed=5, family=FAMILY, level="easy", mode="hunt")
+    obs = env.step(right(env), samples=[right(env)] * 4)
+    assert obs.done and obs.verdict["confidence"] == pytest.approx(1.0) and "failure_mode" not in obs.info
+    assert bank.query(page_size=1).total == 0
+
+
+@pytest.mark.parametrize(("samples", "needle"), [
+    (["Answer: 1"], "2 to 16"), (["x"] * 17, "2 to 16"), ("Answer: 1", "not one string"),
+    (["Answer: 1", "7" * (MAX_ACTION_BYTES + 1)], "64 KB"),
+])
+def test_bad_samples_are_refused_before_the_turn_counts(stores, samples, needle):
+    env = make_env(stores)
+    env.reset(seed=5, family=FAMILY, level="easy", mode="hunt")
+    with pytest.raises(ValueError, match=needle):
+        env.step(right(env), samples=samples)
+    assert env.state["turn"] == 0

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Iterable, Iterator
 
 from alice_app.training.prompts import task_messages
-from alice_app.types import Verdict
+from alice_app.verify.tier3 import unreliable
 
 SAMPLE_TEMPERATURE = 0.8
 
@@ -28,8 +28,3 @@ def with_confidence(results: Iterable, policy, services, k: int, max_tokens: int
                                  source="hunt")
         yield replace(result, confidence=verdict.confidence, unstable=unstable)
 
-
-def unreliable(verdict: Verdict) -> Verdict:
-    """The tier-3 verdict on a right but unstable answer: not reliably correct."""
-    return Verdict(is_correct=False, confidence=verdict.confidence, feedback=verdict.feedback, tier=3,
-                   extracted=verdict.extracted, details={**verdict.details, "right_but_unstable": True})

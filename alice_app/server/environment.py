@@ -133,7 +133,7 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
             if slot.env.episode is not None and slot.env.episode.done:
                 raise RequestError(409, f"episode {slot.episode_id} is over; call reset to start another")
             try:
-                obs = slot.env.step(action.response)
+                obs = slot.env.step(action.response, samples=action.samples or None)
             except ValueError as exc:  # e.g. an answer over the engine's byte limit
                 raise RequestError(422, f"answer refused: {exc}") from None
         return to_observation(obs, slot.episode_id)

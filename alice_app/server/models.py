@@ -6,12 +6,12 @@ publishes them. No engine import here: a remote client needs only these and ``cl
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from alice_app.types import check_seed
+from alice_app.types import MAX_SAMPLES, check_seed
 
 # A policy answer is a few hundred characters; anything near this is a runaway generation or
 # abuse, and must not reach the verifier or the failure bank. 16,000 characters stay under the
@@ -41,7 +41,22 @@ class AliceAction(Action):
         description=f"the policy's answer text (at most {MAX_RESPONSE_CHARS} characters)",
     )
 
+    samples: list[Annotated[str, Field(max_length=MAX_RESPONSE_CHARS)]] = Field(
+        default_factory=list,
+        max_length=MAX_SAMPLES,
+        description=f"optional tier 3: 2 to {MAX_SAMPLES} more answers sampled for the same prompt; their "
+                    "agreement is the verdict's confidence, and a right but unstable first answer is banked "
+                    "as 'unstable'",
+    )
+
     _unicode = field_validator("response")(unicode_text)
+
+    @field_validator("samples")
+    @classmethod
+    def _samples_are_unicode(cls, value: list[str]) -> list[str]:
+        if len(value) == 1:
+            raise ValueError(f"send 2 to {MAX_SAMPLES} samples for a confidence, or none")
+        return [unicode_text(v) for v in value]
 
 
 class AliceObservation(Observation):

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from ..types import Task
+from ..types import Task, Verdict
 from ..numbers import normalise
 from .tier1 import answers_equal, extract_answer
 
@@ -69,3 +69,10 @@ def _normalise(answer: str | None, numeric: bool) -> str:
 
 def _entropy(counts: Sequence[int] | Any, total: int) -> float:
     return -sum((c / total) * math.log2(c / total) for c in counts if c)
+
+
+def unreliable(verdict: Verdict) -> Verdict:
+    """The tier-3 verdict on a right but unstable answer (``verdict.details["unstable"]``): not
+    reliably correct. It is banked with the failure mode ``unstable``."""
+    return Verdict(is_correct=False, confidence=verdict.confidence, feedback=verdict.feedback, tier=3,
+                   extracted=verdict.extracted, details={**verdict.details, "right_but_unstable": True})

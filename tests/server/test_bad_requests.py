@@ -109,3 +109,9 @@ def test_websocket_errors_keep_the_session_usable(server_url):
 
     state = asyncio.run(scenario())
     assert state.turn == 0 and not state.done
+
+
+@pytest.mark.parametrize(("samples", "needle"), [(["7"], "2 to 16"), (["7"] * 17, "16"), ([1, 2], "string")])
+def test_bad_samples_are_refused(http, episode_id, samples, needle):
+    reply = http.post("/step", json={"action": {"response": "7", "samples": samples}, "episode_id": episode_id})
+    assert reply.status_code == 422 and needle in detail_text(reply), reply.text

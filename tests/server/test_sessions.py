@@ -160,3 +160,14 @@ def test_a_normal_client_close_logs_no_server_error(server_url):
     finally:
         logger.removeHandler(handler)
     assert not records, [r.getMessage() for r in records]
+
+
+def test_a_client_sends_samples_and_reads_the_confidence(server_url, services):
+    task = generate_task(FAMILY, LEVEL, 6)
+    with AliceEnv(base_url=server_url).sync() as env:
+        env.reset(family=FAMILY, level=LEVEL, seed=6, mode="hunt")
+        spread = [f"Answer: {int(task.answer) + d}" for d in (0, 5, 9, 13)]
+        result = env.step(AliceAction(response=f"Answer: {task.answer}", samples=spread))
+    assert result.done and result.observation.verdict["confidence"] < 0.5
+    rows = services.bank.query(page_size=5).rows
+    assert [row["mode"] for row in rows] == ["unstable"]

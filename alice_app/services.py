@@ -157,13 +157,12 @@ class Services:
         ``source`` labels the failures it banks (e.g. "manual" for the workbench's episodes)."""
         return AliceEnvironment(self.bank, self.curriculum, self.verifier, rng_seed=seed, source=source)
 
-    def verify_with_samples(self, task, messages, response: str, k: int = 5, temperature: float = 0.8):
-        """The tier-3 verdict of ``response``: the policy samples ``k`` more answers to ``messages`` and
-        their agreement becomes the confidence (a right but unstable answer is flagged in the details)."""
-        from alice_app.models.consistency import verify_with_consistency
+    def sample_answers(self, messages, k: int, temperature: float = 0.8, max_tokens: int = 96) -> list[str]:
+        """``k`` answers the policy samples for ``messages`` (tier 3): pass them to an environment's
+        ``step(answer, samples=...)`` and their agreement becomes the verdict's confidence."""
+        from alice_app.models.consistency import draw_samples
 
-        return verify_with_consistency(self.policy, self.verifier, [(task, list(messages), response)], k=k,
-                                       temperature=temperature)[0]
+        return draw_samples(self.policy, [list(messages)], k, temperature, max_tokens)[0]
 
     def close(self) -> None:
         self.db.close()

@@ -12,7 +12,7 @@ from typing import Any
 import gradio as gr
 
 from alice_app.services import turn_modes
-from alice_app.types import LEVELS, Task, Verdict
+from alice_app.types import LEVELS, MAX_SAMPLES, Task, Verdict
 from alice_app.ui import conversation as chat
 from alice_app.ui import formatting as fmt
 from alice_app.ui import inputs
@@ -20,6 +20,8 @@ from alice_app.ui import inputs
 CHOSEN = "family and level chosen above"
 SOURCES = (CHOSEN, "next from curriculum: hunt", "next from curriculum: repair")
 MODEL_MAX_TOKENS = 96
+SAMPLES_LABEL = "Confidence samples k (tier 3; 1 = off)"
+SAMPLE_CHOICES = (1, 4, 8)
 SOURCE_LABEL = "manual"  # how the bank labels failures of episodes played in the workbench
 EXAMPLES = [["negation_arithmetic", "easy", "7"], ["negated_comparison", "medium", "3"],
             ["false_claim", "easy", "11"], ["distractor_order_of_ops", "hard", "5"]]
@@ -102,24 +104,35 @@ def answer(services, session, text):
     return outputs(session, _status_after_turn(session), box="")
 
 
-def model_answer(services, session):
+def model_answer(services, session, k=1):
     """Generator: stream the model's answer into the status line, then show its judged answer.
 
     Backends with a ``stream`` method (the local transformers policy) show the text as it is
-    decoded; the others (an HTTP endpoint) return the whole answer at once.
+    decoded; the others (an HTTP endpoint) return the whole answer at once. With ``k`` > 1 the
+    model also samples k answers to the same prompt; their agreement is the verdict's confidence
+    (tier 3), and a right but unstable first answer is banked as ``unstable``.
     """
-    yield from _model_turns(services, session, 1)
+    yield from _model_turns(services, session, 1, k)
 
 
-def auto_play(services, session):
+def auto_play(services, session, k=1):
     """Generator: the model plays every remaining turn, one judged turn at a time."""
-    yield from _model_turns(services, session, chat.TURNS)
+    yield from _model_turns(services, session, chat.TURNS, k)
 
 
-def _model_turns(services, session, turns: int):
+def parse_samples(value: Any) -> int:
+    return int(inputs.parse_number(SAMPLES_LABEL, value, whole=True, low=1, high=MAX_SAMPLES))
+
+
+def _model_turns(services, session, turns: int, k: Any = 1):
     problem = _cannot_answer(session)
     if problem:
         yield outputs(session, problem)
+        return
+    try:
+        k = parse_samples(k)
+    except ValueError as exc:
+        yield outputs(session, f"⚠ {exc}")
         return
     for _ in range(turns):
         if session.observation.done:
@@ -127,14 +140,30 @@ def _model_turns(services, session, turns: int):
         yield outputs(session, "The model is answering (the first call also loads the model)…")
         text = ""
         try:
-            for text in _answer_pieces(services.policy, list(session.observation.messages)):
+            messages = list(session.observation.messages)
+            for text in _answer_pieces(services.policy, messages):
                 yield outputs(session, f"The model is answering: {fmt.shorten(text, 400)}▌")
-            session.observation = session.env.step(text)
+            samples = None
+            if k > 1:
+                yield outputs(session, f"Drawing {k} more samples for the confidence (tier 3)…")
+                samples = services.sample_answers(messages, k, max_tokens=MODEL_MAX_TOKENS)
+            session.observation = session.env.step(text, samples=samples)
         except Exception as exc:  # a missing or broken model must not lose the episode
             yield outputs(session, f"⚠ The model could not answer: {exc}")
             return
         session.answerer = f"the model ({services.settings.model_name})"
-        yield outputs(session, f"Model answered: {fmt.shorten(text, 200)}\n\n{_status_after_turn(session)}")
+        yield outputs(session, f"Model answered: {fmt.shorten(text, 200)}{_confidence_note(session, k)}"
+                               f"\n\n{_status_after_turn(session)}")
+
+
+def _confidence_note(session, k: int) -> str:
+    verdict = session.observation.verdict or {}
+    agreement = (verdict.get("details") or {}).get("consistency")
+    if k < 2 or not agreement:
+        return ""
+    note = (f"\n\nTier 3: {agreement.get('samples', k)} samples, pass rate {float(agreement.get('pass_rate') or 0):.2f}, "
+            f"confidence {float(verdict.get('confidence') or 0):.2f}")
+    return note + (" — right but unstable: banked as `unstable`." if verdict["details"].get("unstable") else ".")
 
 
 def _answer_pieces(policy, messages):
@@ -204,6 +233,8 @@ def build(services) -> None:
         submit = gr.Button("Submit answer", variant="primary", scale=1)
     with gr.Row(equal_height=True):
         gr.Markdown(chat.format_model(services.settings), elem_id="episode-model", min_height=0)
+        samples = gr.Dropdown(list(SAMPLE_CHOICES), value=1, label=SAMPLES_LABEL, elem_id="episode-samples",
+                              min_width=120)
         by_model = gr.Button("Let the model answer (1 turn)")
         autoplay = gr.Button("Auto-play the 5 turns")
         bank = gr.Button("Add to failure bank", variant="secondary")
@@ -215,6 +246,7 @@ def build(services) -> None:
     # One event for Enter and Submit, ignored while pending: Enter-then-Submit plays one answer, not two.
     gr.on([submit.click, text.submit], partial(answer, services), [session, text], shown, api_name="answer",
           trigger_mode="once")
-    by_model.click(partial(model_answer, services), [session], shown, api_name="model_answer", trigger_mode="once")
-    autoplay.click(partial(auto_play, services), [session], shown, api_name="auto_play", trigger_mode="once")
+    by_model.click(partial(model_answer, services), [session, samples], shown, api_name="model_answer",
+                   trigger_mode="once")
+    autoplay.click(partial(auto_play, services), [session, samples], shown, api_name="auto_play", trigger_mode="once")
     bank.click(partial(bank_episode, services), [session], shown, api_name="bank_episode")

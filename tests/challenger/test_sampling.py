@@ -46,14 +46,18 @@ def test_a_hunt_refuses_fewer_than_one_sample(settings):
     services.close()
 
 
-def test_services_verify_with_samples_gives_the_tier3_verdict(settings):
+def test_sampled_answers_give_an_environment_turn_its_tier3_verdict(settings):
     from alice_app.services import Services
-    from alice_app.training.prompts import task_messages
 
     services = Services.from_settings(settings)
     task = fill(SEED_TEMPLATES[2], 5)
     services.use_policy(Samples([f"Answer: {task.answer}", "Answer: 0", "Answer: 1", "Answer: 2"]))
-    verdict = services.verify_with_samples(task, task_messages(task), f"Answer: {task.answer}", k=4)
-    assert verdict.is_correct and verdict.tier == 3 and verdict.details["unstable"]
-    assert verdict.details["consistency"]["samples"] == 4 and verdict.confidence < 0.5
+    env = services.new_environment()
+    obs = env.reset(task=task)
+    samples = services.sample_answers(obs.messages, k=4)
+    assert len(samples) == 4
+    verdict = env.step(f"Answer: {task.answer}", samples=samples).verdict
+    assert verdict["is_correct"] and verdict["tier"] == 3 and verdict["details"]["unstable"]
+    assert verdict["details"]["consistency"]["samples"] == 4 and verdict["confidence"] < 0.5
+    assert [row["mode"] for row in services.bank.query(page_size=5).rows] == ["unstable"]
     services.close()

@@ -178,6 +178,44 @@ def test_auto_play_lets_the_model_play_every_turn(services, monkeypatch):
     assert "the model (" in steps[-1][OUT.task]
 
 
+def test_model_answer_with_k_samples_shows_the_confidence_and_banks_an_unstable_answer(services, monkeypatch):
+    from alice_app.tasks import generate_task
+
+    task = generate_task("negation_arithmetic", "easy", 5)
+    right = f"Answer: {task.answer}"
+
+    class SpreadPolicy:  # greedy: the right answer; sampled: one in four agrees
+        def generate(self, batch, n=1, temperature=0.0, max_tokens=64):
+            if temperature == 0.0:
+                return [[right]]
+            return [[right] + [f"Answer: {int(task.answer) + d}" for d in range(3, 3 + n - 1)]]
+
+    monkeypatch.setattr(type(services), "policy", property(lambda self: SpreadPolicy()), raising=False)
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    steps = list(episode.model_answer(services, session, 4))
+    assert any("Drawing 4 more samples" in step[OUT.status] for step in steps)
+    assert "Tier 3: 4 samples, pass rate 0.25" in steps[-1][OUT.status] and "unstable" in steps[-1][OUT.status]
+    assert any("tier 3" in message["content"] for message in steps[-1][OUT.chat])
+    assert [row["mode"] for row in services.bank.query(page_size=5).rows] == ["unstable"]
+
+
+@pytest.mark.parametrize("k", ["abc", 0, 17, 2.5])
+def test_a_bad_sample_count_is_refused_before_the_model_runs(services, k):
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    steps = list(episode.model_answer(services, session, k))
+    assert len(steps) == 1 and episode.SAMPLES_LABEL in steps[0][OUT.status]
+    assert session.env.state["history"] == []
+
+
+@pytest.mark.slow
+def test_model_answer_with_k_samples_of_the_embedded_model(services):
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    steps = list(episode.model_answer(services, session, 4))
+    verdict = session.env.state["history"][0]["verdict"]
+    assert verdict["tier"] == 3 and verdict["details"]["consistency"]["samples"] == 4
+    assert "Tier 3: 4 samples" in steps[-1][OUT.status]
+
+
 @pytest.mark.slow
 def test_model_answer_with_the_embedded_model(services):
     session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]

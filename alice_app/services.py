@@ -191,6 +191,26 @@ def training_config(values: Mapping[str, Any]):
     return TrainConfig.from_dict(values)
 
 
+COEVOLVE_FORM_FIELDS = ("rounds", "challenger_steps", "solver_steps", "k")
+
+
+def coevolve_form_fields() -> list[tuple[str, str, Any]]:
+    """(name, help, default) of the co-evolution settings a form shows, from CoevolveConfig itself."""
+    from dataclasses import fields
+
+    from alice_app.challenger.coevolve import CoevolveConfig
+
+    known = {f.name: f for f in fields(CoevolveConfig)}
+    return [(name, known[name].metadata["help"], known[name].default) for name in COEVOLVE_FORM_FIELDS]
+
+
+def coevolve_config(values: Mapping[str, Any]):
+    """A validated CoevolveConfig from plain values (ValueError names what is wrong)."""
+    from alice_app.challenger.coevolve import CoevolveConfig
+
+    return CoevolveConfig(**dict(values)).validate()
+
+
 def training_cells(config) -> int:
     """How many family × level cells the run's held-out evaluation covers."""
     from alice_app.types import LEVELS

@@ -10,6 +10,7 @@ adapters and every round's figures are stored (``TemplateStore.add_round``, the 
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -80,32 +81,56 @@ class Role:
 
 
 def run_coevolve(services, config: CoevolveConfig, output_dir: Path,
-                 on_round: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    """Run ``config.rounds`` rounds; returns {"run_id", "rounds": [figures, ...]}."""
+                 on_round: Callable[[dict], None] | None = None, *, run_id: int | None = None,
+                 stop_requested: threading.Event | None = None,
+                 on_phase: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run ``config.rounds`` rounds; returns {"run_id", "status", "rounds": [figures, ...]}.
+
+    Without ``run_id`` the run gets its own row in the runs table and its final status (the CLI);
+    with one (the Training tab's background job) the caller owns the status. ``stop_requested``
+    is checked between rounds: a stopped run keeps the rounds it finished."""
     from alice_app.training.runner import load_training_model
 
     config.validate()
-    run_id = services.runs.create("coevolve", asdict(config))
-    services.runs.set_status(run_id, "running")
+    own_row = run_id is None
+    if own_row:
+        run_id = services.runs.create("coevolve", asdict(config))
+        services.runs.set_status(run_id, "running")
+    status = "completed"
     try:
+        if on_phase is not None:
+            on_phase("loading")
         solver_cfg = config.train_config("solver")
         solver = Role(services.settings.model_name, *load_training_model(services.settings, solver_cfg))
         challenger = _challenger_role(services, solver_cfg)
         figures = []
         for round_no in range(1, config.rounds + 1):
+            if stop_requested is not None and stop_requested.is_set():
+                status = "stopped"
+                break
+            if on_phase is not None:
+                on_phase(f"round {round_no} of {config.rounds}")
             folder = Path(output_dir) / f"round-{round_no}"
             result = run_round(services, config, run_id, round_no, challenger, solver, folder)
             figures.append(result)
             services.runs.add_metrics(run_id, round_no, _flat_metrics(result))
             services.runs.set_progress(run_id, round_no, config.rounds)
+            services.runs.set_checkpoint(run_id, str(folder))
             if on_round is not None:
                 on_round(result)
-        services.runs.set_checkpoint(run_id, str(Path(output_dir) / f"round-{config.rounds}"))
-        services.runs.set_status(run_id, "completed")
+        if own_row:
+            services.runs.set_status(run_id, status)
     except BaseException as exc:
-        services.runs.set_status(run_id, "failed", error=str(exc)[:500])
+        if own_row:
+            services.runs.set_status(run_id, "failed", error=str(exc)[:500])
         raise
-    return {"run_id": run_id, "rounds": figures}
+    return {"run_id": run_id, "status": status, "rounds": figures}
+
+
+def coevolve_runner(services, request) -> str:
+    """The training job's runner for a co-evolution run (``request.config`` is a CoevolveConfig)."""
+    return run_coevolve(services, request.config, request.output_dir, run_id=request.run_id,
+                        stop_requested=request.stop_requested, on_phase=request.on_phase)["status"]
 
 
 def _challenger_role(services, train_config) -> Role | None:

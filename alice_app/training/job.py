@@ -11,6 +11,7 @@ import fcntl
 import logging
 import threading
 import traceback
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -55,11 +56,26 @@ class TrainingJob:
             self._launch(RunRequest(run_id, config, self.run_dir(run_id), on_step=on_step))
         return run_id
 
+    def start_coevolve(self, config: Any) -> int:
+        """Start a co-evolution run (``challenger.coevolve.CoevolveConfig``): challenger and solver
+        GRPO phases in turn, in the same background job and under the same one-run-at-a-time rule."""
+        from alice_app.challenger.coevolve import coevolve_runner
+
+        config = config.validate()
+        with self._lock:
+            self._claim()
+            run_id = self.services.runs.create("coevolve", asdict(config))
+            self._launch(RunRequest(run_id, config, self.run_dir(run_id)), runner=coevolve_runner)
+        return run_id
+
     def resume(self, run_id: int, on_step: StepHook | None = None) -> int:
         """Continue a stopped or failed run from its last checkpoint, under the same run id."""
         run = self.services.runs.get(run_id)
         if run is None:
             raise ValueError(f"no training run with id {run_id}")
+        if run["kind"] == "coevolve":
+            raise ValueError(f"run {run_id} is a co-evolution run, which cannot be resumed; its finished rounds "
+                             "are kept (Challenger tab): start a new one")
         if run["status"] not in ("stopped", "failed"):
             raise ValueError(f"run {run_id} is {run['status']}; only a stopped or failed run can be resumed")
         output_dir = self.run_dir(run_id)
@@ -110,18 +126,18 @@ class TrainingJob:
             raise TrainingBusyError(f"another process is training ({which}) on this data folder; "
                                     "wait for it to finish or stop it there")
 
-    def _launch(self, request: RunRequest) -> None:
+    def _launch(self, request: RunRequest, runner: Callable[[Any, RunRequest], str] | None = None) -> None:
         self._request = request
         self._finished.clear()
-        self._ensure_scheduler().add_job(self._run, args=[request], id=JOB_ID, replace_existing=True,
-                                         max_instances=1, misfire_grace_time=None)
+        self._ensure_scheduler().add_job(self._run, args=[request, runner or self.runner], id=JOB_ID,
+                                         replace_existing=True, max_instances=1, misfire_grace_time=None)
 
-    def _run(self, request: RunRequest) -> None:
+    def _run(self, request: RunRequest, runner: Callable[[Any, RunRequest], str]) -> None:
         runs = self.services.runs
         request.on_phase = self._set_phase
         try:
             runs.set_status(request.run_id, "running")
-            final = self.runner(self.services, request)
+            final = runner(self.services, request)
             runs.set_status(request.run_id, final)
         except BaseException as exc:  # the thread must always leave the run in a final state
             log.error("training run %s failed:\n%s", request.run_id, traceback.format_exc())

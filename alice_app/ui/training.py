@@ -15,7 +15,7 @@ from alice_app.ui import formatting as fmt
 from alice_app.ui.exports import export_path
 from alice_app.ui.guard import bind, refusal
 
-MODES = ("grpo", "episode", "dpo")
+MODES = ("grpo", "episode", "dpo", "coevolve")
 POLL_SECONDS = 2.0
 # Form box → (TrainConfig field, label, whole number, lowest, highest).
 NUMBERS = (
@@ -39,8 +39,34 @@ def config_from_form(settings, mode, feed, model, *numbers):
     return svc.training_config(values)
 
 
+def coevolve_from_form(values) -> object:
+    """A validated CoevolveConfig from the co-evolution boxes (every bad box named)."""
+    parsed = {name: int(inputs.parse_number(_label(name), value, whole=True, low=1, high=100_000))
+              for (name, _, _), value in zip(svc.coevolve_form_fields(), values)}
+    return svc.coevolve_config(parsed)
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _split(numbers) -> tuple[tuple, tuple]:
+    """The form's boxes: TrainConfig's (NUMBERS), then the co-evolution ones."""
+    return tuple(numbers[:len(NUMBERS)]), tuple(numbers[len(NUMBERS):])
+
+
 def expected_time(services, mode, feed, model, *numbers) -> str:
     """The warning above Start: the run's expected time on this machine, or what is wrong with the form."""
+    numbers, coevolve_values = _split(numbers)
+    if mode == "coevolve":
+        try:
+            co = coevolve_from_form(coevolve_values)
+        except (ValueError, TypeError) as exc:
+            return f"⚠ {exc}"
+        return (f"Co-evolution on the configured model: {co.rounds} round(s) of {co.challenger_steps} challenger "
+                f"and {co.solver_steps} solver GRPO steps (k = {co.k} solver samples per filled task). Feed, model "
+                "and the hyper-parameters above do not apply; each round's figures appear below and in the "
+                "Challenger tab. A 1-round run of 2 + 2 steps takes a few minutes on a CPU.")
     try:
         config = config_from_form(services.settings, mode, feed, model, *numbers)
     except ValueError as exc:
@@ -54,10 +80,13 @@ def start(services, password, mode, feed, model, *numbers, request: gr.Request =
     problem = refusal(services, password, request)
     if problem:
         return problem
+    numbers, coevolve_values = _split(numbers)
     try:
-        config = config_from_form(services.settings, mode, feed, model, *numbers)
-        run_id = services.training.start(config)
-    except (ValueError, RuntimeError) as exc:
+        if mode == "coevolve":
+            run_id = services.training.start_coevolve(coevolve_from_form(coevolve_values))
+        else:
+            run_id = services.training.start(config_from_form(services.settings, mode, feed, model, *numbers))
+    except (ValueError, TypeError, RuntimeError) as exc:
         return f"⚠ {exc}"
     return f"Run #{run_id} started. The progress below updates every {POLL_SECONDS:.0f} s."
 
@@ -146,6 +175,11 @@ def build(services) -> dict:
     with gr.Accordion("Advanced: hyper-parameters", open=False):
         with gr.Row():
             advanced = [gr.Textbox(f"{defaults[name]:g}", label=label) for name, label, *_ in NUMBERS[1:]]
+    with gr.Accordion("Co-evolution (mode coevolve): a challenger writes wordings, the solver trains on them",
+                      open=False):
+        with gr.Row():
+            coevolve_boxes = [gr.Textbox(str(default), label=_label(name), info=help, elem_id=f"coevolve-{name}")
+                              for name, help, default in svc.coevolve_form_fields()]
     expected = gr.Markdown(elem_id="training-expected")
     with gr.Row():
         password = gr.Textbox(label="Admin password", type="password", visible=services.admin.required)
@@ -167,7 +201,7 @@ def build(services) -> dict:
     runs = gr.Dataframe(headers=fmt.RUN_COLUMNS, interactive=False, label="Runs")
     timer = gr.Timer(POLL_SECONDS)
 
-    form = [mode, feed, model, steps, *advanced]
+    form = [mode, feed, model, steps, *advanced, *coevolve_boxes]
     refresh = dict(fn=partial(poll, services), inputs=[run_id], outputs=[live, chart, runs, heatmap, summary, adapter])
     estimate = dict(fn=partial(expected_time, services), inputs=form, outputs=expected)
     timer.tick(**refresh, api_name="training_progress", show_progress="hidden")

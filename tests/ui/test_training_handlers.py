@@ -121,3 +121,45 @@ def test_failure_map_counts_and_cell_clicks(services, add_failures):
     assert failure_map.cell_filters([0, 0], rows[0]) == ("false_claim", "(all)")
     assert failure_map.cell_filters([0, len(failure_map.COLUMNS) - 1], rows[0]) == ("false_claim", "(all)")
     assert failure_map.mode_counts(services, level="hard") == []
+
+
+def coevolve_form(services, **changes):
+    boxes = {"rounds": "1", "challenger_steps": "2", "solver_steps": "2", "k": "4", **changes}
+    return form(services, mode="coevolve") + tuple(boxes.values())
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"rounds": "0"}, "Rounds must be between 1 and 100,000"),
+    ({"k": "two"}, "K: 'two' is not a number"),
+    ({"solver_steps": "1.5"}, "Solver steps must be a whole number"),
+])
+def test_a_bad_coevolution_form_is_refused_with_the_box_named(services, changes, message):
+    assert message in training.expected_time(services, *coevolve_form(services, **changes))
+    assert message in training.start(services, "", *coevolve_form(services, **changes), request=REQUEST)
+    assert services.runs.list() == []
+
+
+def test_coevolution_mode_runs_in_the_background_job_round_by_round(services, monkeypatch):
+    from alice_app.challenger import coevolve
+    from alice_app.training import runner
+
+    rounds = []
+
+    def fake_round(services_, config, run_id, round_no, challenger, solver, folder):
+        rounds.append(round_no)
+        return {"round": round_no, "challenger": {"validity_rate": 0.5, "novelty_rate": 1.0, "zone_rate": 0.25,
+                                                  "mean_reward": 0.1}, "solver_train_pass_rate": 0.4}
+
+    # Only the model and the GRPO phases are replaced: the job, its lock, the runs table are real.
+    monkeypatch.setattr(runner, "load_training_model", lambda settings, config: (None, None))
+    monkeypatch.setattr(coevolve, "_challenger_role", lambda services_, config: None)
+    monkeypatch.setattr(coevolve, "run_round", fake_round)
+    assert "2 round(s) of 2 challenger and 2 solver" in training.expected_time(
+        services, *coevolve_form(services, rounds="2"))
+    status = training.start(services, "", *coevolve_form(services, rounds="2"), request=REQUEST)
+    assert status.startswith("Run #"), status
+    assert services.training.wait(timeout=30)
+    run = services.runs.list(limit=1)[0]
+    assert run["kind"] == "coevolve" and run["status"] == "completed" and run["step"] == 2 and rounds == [1, 2]
+    assert services.runs.metrics(run["id"])[-1]["solver_train_pass_rate"] == 0.4
+    assert "co-evolution run" in training.resume(services, "", str(run["id"]), request=REQUEST)

@@ -46,6 +46,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.quick:
         args.proposals, args.challenger_steps, args.solver_steps, args.transfer_steps = 2, 1, 1, 1
         args.duel_budget, args.paraphrase_tokens = 1, 16
+    sizes = ("proposals", "rounds", "challenger_steps", "solver_steps", "transfer_steps", "seeds", "k",
+             "duel_budget", "paraphrase_tokens")
+    small = [f"--{name.replace('_', '-')} {getattr(args, name)}" for name in sizes if getattr(args, name) < 1]
+    if small:
+        parser.error(f"these must be at least 1: {', '.join(small)}")  # before any model loads
     return args
 
 

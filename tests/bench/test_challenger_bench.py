@@ -1,0 +1,59 @@
+"""bench/challenger.py: its arguments, its mixed solver feed and its headline, without a model; the
+whole pipeline with the embedded model behind the slow marker."""
+import json
+
+import pytest
+
+
+@pytest.fixture
+def bench(load_script):
+    return load_script("bench/challenger.py")
+
+
+@pytest.mark.parametrize("argv", [["--seeds", "0"], ["--k", "0"], ["--proposals", "-3"], ["--rounds", "0"]])
+def test_sizes_below_one_exit_2_before_anything_loads(bench, argv, capsys):
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args(argv)
+    assert raised.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_quick_sizes(bench):
+    args = bench.parse_args(["--quick"])
+    assert (args.proposals, args.challenger_steps, args.transfer_steps, args.duel_budget) == (2, 1, 1, 1)
+
+
+def test_the_mixed_arm_draws_half_its_prompts_from_accepted_templates(bench, services):
+    from alice_app.challenger.coevolve import CoevolveConfig
+    from alice_app.challenger.proposal import Proposal
+
+    wording = Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add")
+    assert services.templates.accept(wording, proposer="test", novelty=1.0, round=1)
+    config = CoevolveConfig(solver_steps=8, prompts_per_step=1, seed=3)
+    tasks, note = bench._mixed_tasks(services, config)
+    templates, _ = bench._template_tasks(config)
+    assert len(tasks) == len(templates) == 8
+    challenger = [t for t in tasks if t.family == "challenger"]
+    assert len(challenger) == 4 and "4 of 8 prompts from 1 accepted" in note
+    assert all(t.prompt.startswith("Ignore anyone who claims") for t in challenger)
+
+
+def test_the_headline_reports_a_transfer_that_could_not_run(bench):
+    side = {"failure_map": [{"source": "seed", "op": "+", "pass_rate": 0.5}]}
+    quality = {"validity_rate": 0.0, "novelty_rate": 0.0, "zone_rate": 0.0, "mean_reward": 0.0, "rejections": {}}
+    result = {"before": quality, "after": quality, "accepted_templates": [], "seconds": 1.0,
+              "transfer": {"base": {"correct": 0.1}, "seeds": [], "note": "no challenger template was accepted"},
+              "duel": {"sides": {"a": side, "b": side}}}
+    head = bench.headline(result)
+    assert head["transfer"] == "no challenger template was accepted" and head["paraphrases_base"] == 0.1
+    json.dumps(head)
+
+
+@pytest.mark.slow
+def test_the_quick_run_measures_every_part_with_the_embedded_model(bench, tmp_path):
+    out = tmp_path / "challenger.json"
+    assert bench.main(["--quick", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    for part in ("before", "after"):
+        assert result[part]["proposals"] == 2 and 0.0 <= result[part]["validity_rate"] <= 1.0
+    assert len(result["coevolve"]) == 1 and "base" in result["transfer"]
+    assert set(result["duel"]["sides"]) == {"a", "b"}

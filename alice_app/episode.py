@@ -18,6 +18,14 @@ SYSTEM_PROMPT = (
     "negations and numbers to ignore matter. Think briefly, then finish with a line "
     "'Answer: <number>'."
 )
+TEXT_SYSTEM_PROMPT = SYSTEM_PROMPT.replace("'Answer: <number>'", "'Answer: <answer>'")  # text answers
+
+
+def system_prompt(task: Task) -> str:
+    """The system message for ``task``: it asks for a number unless the task's answer is text."""
+    return TEXT_SYSTEM_PROMPT if task.wants_text_answer else SYSTEM_PROMPT
+
+
 REFLECTION_PROMPT = (
     "Before answering again, reflect: restate in your own words what the question asks, name any "
     "number or claim it tells you to ignore, and say which operation is needed. Then give your answer."
@@ -60,7 +68,7 @@ class Episode:
 
     def messages(self) -> list[dict[str, str]]:
         """Chat history for the policy: system, then user/assistant pairs, then the next prompt."""
-        history = [{"role": "system", "content": SYSTEM_PROMPT}]
+        history = [{"role": "system", "content": system_prompt(self.task)}]
         for turn in self.turns:
             history += [{"role": "user", "content": turn.prompt}, {"role": "assistant", "content": turn.response}]
         if not self.done:

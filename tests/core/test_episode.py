@@ -60,3 +60,15 @@ def test_round_trips_through_json():
     restored = Episode.from_dict(json.loads(json.dumps(episode.to_dict())))
     assert restored == episode
     assert restored.next_prompt() == episode.next_prompt()
+
+
+def test_a_text_answer_task_is_asked_for_an_answer_not_a_number():
+    from dataclasses import replace
+
+    from alice_app.episode import TEXT_SYSTEM_PROMPT
+
+    task = generate_task("negation_arithmetic", "easy", 1)
+    text_task = replace(task, answer="CAT,DOG", metadata={**task.metadata, "answer_kind": "text"})
+    assert new_episode(task).messages()[0]["content"] == SYSTEM_PROMPT
+    system = new_episode(text_task).messages()[0]["content"]
+    assert system == TEXT_SYSTEM_PROMPT and "'Answer: <answer>'" in system and "<number>" not in system

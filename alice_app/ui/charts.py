@@ -73,8 +73,8 @@ def zero_std_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
 
 
 def live_training_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
-    """The Training tab's live chart: reward, accuracy and zero-std share on one step axis."""
-    figure = metrics_figure(metrics, ("reward", "accuracy", "frac_reward_zero_std"), "This run, step by step",
+    """The Training tab's live chart: reward, accuracy and the share of one-outcome groups on one step axis."""
+    figure = metrics_figure(metrics, ("reward", "accuracy", "frac_outcome_uniform"), "This run, step by step",
                             "The chart fills in after the first training step.")
     return figure if is_empty(figure) else figure.update_layout(legend=dict(orientation="h", y=-0.25))
 

@@ -21,6 +21,14 @@ def test_metrics_nested_under_metrics_key_are_read():
     assert list(figure.data[0].x) == [4] and list(figure.data[0].y) == [0.5]
 
 
+def test_groups_that_teach_nothing_plot_both_measures():
+    figure = charts.zero_std_figure([{"step": 1, "metrics": {"frac_outcome_uniform": 0.75, "frac_reward_zero_std": 0.0}}])
+    assert [(t.name, list(t.y)) for t in figure.data] == [("frac_outcome_uniform", [0.75]),
+                                                         ("frac_reward_zero_std", [0.0])]
+    live = charts.live_training_figure([{"step": 1, "metrics": {"reward": 0.2, "frac_outcome_uniform": 0.5}}])
+    assert "frac_outcome_uniform" in [t.name for t in live.data]
+
+
 def test_empty_states_say_how_to_fill_them():
     assert "Training tab" in annotation(charts.reward_accuracy_figure([]))
     assert "GRPO" in annotation(charts.zero_std_figure([{"step": 1, "reward": 1.0}]))

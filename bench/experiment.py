@@ -24,6 +24,9 @@ from alice_app.training.rewards import make_reward_function
 from alice_app.training.runner import RunRequest, build_trainer, load_training_model
 
 
+HUNT_SLOTS = 32  # episodes played side by side (one generate call per turn): 32 is ~17 % faster than 8 on CPU
+
+
 def experiment_services(folder: Path) -> Any:
     """Services on a fresh database in ``folder``, reusing the shared embedded checkpoint."""
     from alice_app.models.loader import ensure_embedded_checkpoint
@@ -108,7 +111,7 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
     hunt, all greedy, with the current weights."""
     from bench.paraphrases import load_paraphrases, run_paraphrases
 
-    with eval_policy(model, tokenizer, services.settings) as policy:
+    with eval_policy(model, tokenizer, services.settings, batch_size=HUNT_SLOTS) as policy:
         started = time.perf_counter()
         report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
         _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
@@ -150,7 +153,7 @@ def play_fixed(policy: Any, services: Any, starts: list[tuple[str, str, int]], m
     """5-turn hunt episodes on exactly these tasks (failures land in the bank, as in any hunt)."""
     from alice_app.hunt import play_episodes
 
-    envs = [services.new_environment(seed=slot) for slot in range(min(8, len(starts)))]
+    envs = [services.new_environment(seed=slot) for slot in range(min(HUNT_SLOTS, len(starts)))]
     begin = iter([lambda env, f=f, lv=lv, s=s: env.reset(seed=s, family=f, level=lv, mode="hunt")
                   for f, lv, s in starts])
     return list(play_episodes(policy, envs, begin, len(starts), max_tokens=max_tokens))

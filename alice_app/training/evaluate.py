@@ -23,13 +23,13 @@ def evaluate_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfi
 
 
 @contextmanager
-def eval_policy(model: Any, tokenizer: Any, settings: Any) -> Iterator[Any]:
+def eval_policy(model: Any, tokenizer: Any, settings: Any, batch_size: int = 16) -> Iterator[Any]:
     """The model being trained as a ``LocalPolicy`` in eval mode; handed back in the mode it was in."""
     from alice_app.models.local import LocalPolicy
 
     was_training = model.training
     model.eval()
     try:
-        yield LocalPolicy(model, tokenizer, model_id=settings.model_name)
+        yield LocalPolicy(model, tokenizer, model_id=settings.model_name, batch_size=batch_size)
     finally:
         model.train(was_training)

@@ -256,6 +256,9 @@ def _check_samples(samples: Sequence[str] | None) -> list[str] | None:
         raise ValueError(f"send 2 to {MAX_SAMPLES} samples for a confidence, not {len(samples)}")
     for sample in samples:
         _check_action(sample)
+    total = sum(len(sample.encode("utf-8", errors="surrogatepass")) for sample in samples)
+    if total > MAX_ACTION_BYTES:  # all samples together cost no more to judge than one long answer
+        raise ValueError(f"the samples are {total:,} bytes together; the limit is {MAX_ACTION_BYTES:,} (64 KB)")
     return list(samples)
 
 

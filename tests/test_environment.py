@@ -271,6 +271,7 @@ def test_samples_that_agree_bank_nothing(stores):
 @pytest.mark.parametrize(("samples", "needle"), [
     (["Answer: 1"], "2 to 16"), (["x"] * 17, "2 to 16"), ("Answer: 1", "not one string"),
     (["Answer: 1", "7" * (MAX_ACTION_BYTES + 1)], "64 KB"),
+    (["7" * (MAX_ACTION_BYTES // 2)] * 3, "together"),
 ])
 def test_bad_samples_are_refused_before_the_turn_counts(stores, samples, needle):
     env = make_env(stores)

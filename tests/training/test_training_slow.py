@@ -34,7 +34,8 @@ def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_sett
     services = Services.from_settings(model_settings)
     run = services.runs.get(1)
     assert [m["step"] for m in services.runs.metrics(1)] == [1, 2]
-    assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "lr", "step_time"} <= set(services.runs.metrics(1)[0])
+    assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "frac_outcome_uniform", "lr", "step_time"} <= set(
+        services.runs.metrics(1)[0])
     assert set(services.runs.evals(1)) == {"before", "after"}
     assert _lora_b_norm(model_settings.runs_dir / "run-1" / "adapter") > 0  # LoRA B starts at zero
     assert run["checkpoint"].endswith("adapter")

@@ -12,7 +12,7 @@ the headline figure: it says how much of a failure the deception causes, not the
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from alice_app.config import HELD_OUT_SEED_START
 from alice_app.episode import new_episode
@@ -22,6 +22,8 @@ from alice_app.tasks.registry import family_names, get_family, generate_task
 from alice_app.types import LEVELS, Task
 
 MAX_N_PER_CELL = 10_000
+# The distraction penalty's headline levels: their arithmetic is in the control's reach.
+HEADLINE_LEVELS = ("easy", "medium")
 
 
 def default_families() -> list[str]:
@@ -96,6 +98,23 @@ def penalty_from_table(table: dict[str, dict[str, float]]) -> dict[str, dict[str
 
     return {f: {lv: round(table[twin][lv] - acc, 4) for lv, acc in row.items() if lv in table[twin]}
             for f, row in table.items() if (twin := twin_name(f)) in table}
+
+
+def headline_penalties(penalty: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Each family's distraction penalty, the mean of its ``HEADLINE_LEVELS`` cells (those present)."""
+    means = {}
+    for family, row in penalty.items():
+        values = [row[level] for level in HEADLINE_LEVELS if level in row]
+        if values:
+            means[family] = sum(values) / len(values)
+    return means
+
+
+def headline_penalty(penalty: Mapping[str, Mapping[str, float]]) -> float | None:
+    """The headline figure: the mean penalty over every family with a twin × ``HEADLINE_LEVELS``
+    (None when no family has a twin)."""
+    values = [row[level] for row in penalty.values() for level in HEADLINE_LEVELS if level in row]
+    return sum(values) / len(values) if values else None
 
 
 def _table(tasks: list[Task], right: dict[str, bool], families: Sequence[str], levels: Sequence[str],

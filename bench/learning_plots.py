@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alice_app.evaluation import headline_penalties
 from bench.learning_report import cell_means, mean
 
 LABELS = {"alice": "ALICE (co-evolving feed)", "static": "static uniform dataset"}
@@ -58,7 +59,7 @@ def write_plots(summary: dict, out: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4))
     width = 0.27
     for offset, (label, table) in enumerate(penalty.items()):
-        values = [mean(table[f][lv] for lv in ("easy", "medium")) for f in families]
+        values = [headline_penalties(table).get(f) for f in families]
         ax.bar([i + (offset - 1) * width for i in range(len(families))], values, width, label=label)
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xticks(range(len(families)), families, rotation=20, ha="right", fontsize=8)

@@ -3,8 +3,8 @@ README table and the plots. Pure functions of the arms' JSON (bench/experiment.p
 tested without training anything."""
 from __future__ import annotations
 
+from alice_app.evaluation import headline_penalty
 
-HEADLINE_LEVELS = ("easy", "medium")
 ARMS = ("alice", "static")
 
 
@@ -13,17 +13,12 @@ def mean(values) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def penalty_mean(penalty: dict) -> float | None:
-    """The headline: mean distraction penalty over the families with a twin × easy/medium."""
-    return mean(row[level] for row in penalty.values() for level in HEADLINE_LEVELS if level in row)
-
-
 def curve(arm: dict) -> list[dict]:
     """(step, penalty, accuracy): before at step 0, the evaluations during training, after at the end."""
     points = [(0, arm["before"]["penalty"], arm["before"]["accuracy"])]
     points += [(p["step"], p["penalty"], p["table"]) for p in arm["curve"]]
     points.append((arm["config"]["steps"], arm["after"]["penalty"], arm["after"]["accuracy"]))
-    return [{"step": s, "penalty": penalty_mean(pen), "accuracy": mean(a for row in acc.values() for a in row.values())}
+    return [{"step": s, "penalty": headline_penalty(pen), "accuracy": mean(a for row in acc.values() for a in row.values())}
             for s, pen, acc in points]
 
 
@@ -37,7 +32,7 @@ def _worst_control_change(before: dict, after: dict) -> float | None:
 
 def arm_figures(arm: dict) -> dict:
     before, after = arm["before"], arm["after"]
-    pen_b, pen_a = penalty_mean(before["penalty"]), penalty_mean(after["penalty"])
+    pen_b, pen_a = headline_penalty(before["penalty"]), headline_penalty(after["penalty"])
     negation = after["accuracy"].get("negation_arithmetic", {})
     figures = {
         "penalty_before": pen_b, "penalty_after": pen_a,

@@ -200,12 +200,10 @@ def failure_mode_map_figure(rows: Sequence[Mapping[str, Any]], title: str = "Fai
 def penalty_figure(evals: Mapping[str, Any]) -> go.Figure:
     """Distraction penalty per family (control twin − family accuracy, mean of easy and medium),
     before vs after training, from the twin rows a run stores with its evaluation."""
-    from alice_app.evaluation import penalty_from_table
+    from alice_app.evaluation import headline_penalties, penalty_from_table
 
     title = "Distraction penalty (control − family accuracy, easy/medium): before vs after"
-    tables = {phase: penalty_from_table(evals.get(phase) or {}) for phase in ("before", "after")}
-    means = {phase: {f: sum(row.get(lv, 0.0) for lv in ("easy", "medium")) / 2 for f, row in table.items()}
-             for phase, table in tables.items()}
+    means = {phase: headline_penalties(penalty_from_table(evals.get(phase) or {})) for phase in ("before", "after")}
     families = sorted(set(means["before"]) | set(means["after"]))
     if not families:
         return empty_figure(title, "No penalty yet: a training run's before/after evaluation measures each "

@@ -128,7 +128,7 @@ def format_eval_summary(run: Mapping[str, Any] | None, evals: Mapping[str, Any])
         better = sum(after[c] > before[c] for c in shared)
         worse = sum(after[c] < before[c] for c in shared)
         return (f"Mean held-out accuracy **{100 * b:.0f}% → {100 * a:.0f}%** ({100 * (a - b):+.1f} points) over "
-                f"{len(shared)} family × level cells: {better} better, {worse} worse.")
+                f"{len(shared)} family × level cells: {better} better, {worse} worse.{_penalty_change(evals)}")
     if not before and not after:
         return "_This run stores no held-out evaluation (held-out tasks per cell was 0)._"
     status = run.get("status")
@@ -137,6 +137,18 @@ def format_eval_summary(run: Mapping[str, Any] | None, evals: Mapping[str, Any])
            "failed": f"it failed ({run.get('error') or 'no error recorded'})",
            }.get(status, "it has not finished yet")
     return f"Run #{run.get('id')} has a before-evaluation but no after-evaluation: {why}."
+
+
+def _penalty_change(evals: Mapping[str, Any]) -> str:
+    """" Distraction penalty … → …", when the run evaluated families beside their control twins."""
+    from alice_app.evaluation import headline_penalty, penalty_from_table
+
+    before, after = (headline_penalty(penalty_from_table(accuracy_table(evals.get(phase)))) for phase in
+                     ("before", "after"))
+    if before is None or after is None:
+        return ""
+    return (f" Distraction penalty (control − family accuracy, easy/medium) **{before:+.2f} → {after:+.2f}**"
+            f"{' (closed by ' + format(1 - after / before, '.0%') + ')' if before > 0 else ''}.")
 
 
 def accuracy_table(table: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:

@@ -76,6 +76,7 @@ def test_poll_reads_runs_metrics_and_evals(services):
     services.runs.set_checkpoint(run_id, "/tmp/adapter-x")
     _, _, _, heatmap, summary, adapter = training.poll(services, str(run_id))
     assert "5% → 15%" in summary and "1 better, 0 worse" in summary
+    assert "Distraction penalty" not in summary  # no control twin was evaluated
     assert list(heatmap.data[0].z[0]) == [20.0, 0.0] and heatmap.data[0].text[0][0] == "10% → 30%"
     assert "eval --adapter /tmp/adapter-x" in adapter and adapter.startswith("Latest checkpoint")  # stopped run
     services.runs.set_status(run_id, "completed")
@@ -163,3 +164,18 @@ def test_coevolution_mode_runs_in_the_background_job_round_by_round(services, mo
     assert run["kind"] == "coevolve" and run["status"] == "completed" and run["step"] == 2 and rounds == [1, 2]
     assert services.runs.metrics(run["id"])[-1]["solver_train_pass_rate"] == 0.4
     assert "co-evolution run" in training.resume(services, "", str(run["id"]), request=REQUEST)
+
+
+def test_the_eval_summary_gives_the_distraction_penalty_when_twins_were_evaluated(services):
+    from alice_app.tasks.controls import twin_name
+
+    twin = twin_name("negation_arithmetic")
+    run_id = services.runs.create("grpo", {"steps": 1})
+    services.runs.save_eval(run_id, "before", {"negation_arithmetic": {"easy": 0.2, "medium": 0.0, "hard": 0.0},
+                                               twin: {"easy": 0.6, "medium": 0.4, "hard": 0.0}})
+    services.runs.save_eval(run_id, "after", {"negation_arithmetic": {"easy": 0.5, "medium": 0.3, "hard": 0.0},
+                                              twin: {"easy": 0.6, "medium": 0.4, "hard": 0.0}})
+    services.runs.set_status(run_id, "completed")
+    summary = training.poll(services, str(run_id))[4]
+    # before: (0.4 + 0.4) / 2 = 0.40; after: (0.1 + 0.1) / 2 = 0.10; closed by 75 %
+    assert "Distraction penalty (control − family accuracy, easy/medium) **+0.40 → +0.10** (closed by 75%)" in summary

@@ -137,6 +137,26 @@ def test_auto_play_lets_the_embedded_model_play_five_turns(page):
     assert 1 <= len(answers(page)) <= 5 and "the model (" in page.locator("#episode-task").inner_text()
 
 
+def test_the_model_answers_with_k_samples_and_the_confidence_is_shown(page):
+    from alice_app.ui.episode import SAMPLES_LABEL
+
+    new_episode(page, 35)
+    page.get_by_label(SAMPLES_LABEL).click()
+    page.get_by_role("option", name="4", exact=True).click()
+    page.get_by_role("button", name="Let the model answer (1 turn)").click()
+    page.locator("#episode-status").get_by_text("Tier 3: 4 samples").wait_for(timeout=600_000)
+    assert "tier 3" in answers(page)[0]  # the answer's badge: judged with the samples' confidence
+
+
+def test_the_coevolution_mode_shows_its_plan_and_names_a_bad_box(page):
+    open_tab(page, "Training")
+    page.get_by_role("radio", name="coevolve").check()
+    page.get_by_text("Co-evolution (mode coevolve)").click()
+    page.locator("#training-expected").get_by_text("Co-evolution on the configured model").wait_for()
+    page.locator("#coevolve-rounds textarea, #coevolve-rounds input").first.fill("0")
+    page.locator("#training-expected").get_by_text("Rounds must be between 1 and 100,000").wait_for()
+
+
 def test_failure_map_filters_and_a_failure_is_tagged(page, live_app):
     services, _ = live_app
     new_episode(page, 32)
@@ -207,7 +227,7 @@ def test_watch_a_short_training_run(page, live_app):
     and live chart while it runs, then Stop, and a stopped run saying why it has no "after"."""
     services, _ = live_app
     open_tab(page, "Training")
-    page.get_by_label("Steps").fill("2")
+    page.get_by_label("Steps", exact=True).fill("2")
     page.get_by_text("Advanced: hyper-parameters").click()
     page.get_by_label("Held-out tasks per family × level (0 = no eval)").fill("0")  # keeps the test to minutes
     page.locator("#training-expected").get_by_text("Expected: about").wait_for()

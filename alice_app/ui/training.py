@@ -16,6 +16,8 @@ from alice_app.ui.exports import export_path
 from alice_app.ui.guard import bind, refusal
 
 MODES = ("grpo", "episode", "dpo", "coevolve")
+# Radio labels: "coevolve" alone would read like the prompt feed of the same name.
+MODE_LABELS = {"coevolve": "challenger + solver (coevolve)"}
 POLL_SECONDS = 2.0
 # Form box → (TrainConfig field, label, whole number, lowest, highest).
 NUMBERS = (
@@ -167,7 +169,7 @@ def build(services) -> dict:
     """Lay out the tab; returns the poll (run on load, on the timer and when the tab is opened)."""
     defaults = svc.training_defaults()
     with gr.Row():
-        mode = gr.Radio(list(MODES), value=defaults["mode"], label="Mode")
+        mode = gr.Radio([(MODE_LABELS.get(m, m), m) for m in MODES], value=defaults["mode"], label="Mode")
         feed = gr.Radio(["coevolve", "static"], value=defaults["feed"], label="Prompt feed")
         model = gr.Textbox(services.settings.model_name, label="Model to train",
                            info="A Hugging Face id or a local folder; checked before Start.")

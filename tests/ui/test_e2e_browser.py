@@ -150,7 +150,7 @@ def test_the_model_answers_with_k_samples_and_the_confidence_is_shown(page):
 
 def test_the_coevolution_mode_shows_its_plan_and_names_a_bad_box(page):
     open_tab(page, "Training")
-    page.get_by_role("radio", name="coevolve").check()
+    page.get_by_role("radio", name="challenger + solver (coevolve)").check()
     page.get_by_text("Co-evolution (mode coevolve)").click()
     page.locator("#training-expected").get_by_text("Co-evolution on the configured model").wait_for()
     page.locator("#coevolve-rounds textarea, #coevolve-rounds input").first.fill("0")

@@ -56,4 +56,4 @@ def test_the_quick_run_measures_every_part_with_the_embedded_model(bench, tmp_pa
     for part in ("before", "after"):
         assert result[part]["proposals"] == 2 and 0.0 <= result[part]["validity_rate"] <= 1.0
     assert len(result["coevolve"]) == 1 and "base" in result["transfer"]
-    assert set(result["duel"]["sides"]) == {"a", "b"}
+    assert set(result["duel"]["sides"]) == {"A", "B"}

@@ -97,6 +97,7 @@ def run_coevolve(services, config: CoevolveConfig, output_dir: Path,
         run_id = services.runs.create("coevolve", asdict(config))
         services.runs.set_status(run_id, "running")
     status = "completed"
+    services.runs.set_progress(run_id, 0, config.rounds)
     try:
         if on_phase is not None:
             on_phase("loading")

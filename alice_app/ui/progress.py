@@ -79,8 +79,14 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
     """The progress panel: run, status, the phase bar, the ETA and what it is computed from."""
     if not run:
         return "_No training run yet. Choose a mode and steps, then press **Start**._"
-    lines = [f"**Run #{run.get('id')}** · {run.get('kind')} · **{run.get('status')}**", phase_bar(run, phase)]
-    if run.get("status") in ACTIVE:
+    lines = [f"**Run #{run.get('id')}** · {run.get('kind')} · **{run.get('status')}**"]
+    if run.get("kind") == "coevolve":  # rounds of two GRPO phases: no step times, no held-out evaluation
+        done, total = int(run.get("step") or 0), int(run.get("total") or 0)
+        lines.append(f"{'▶ ' + phase + ' · ' if phase else ''}{done} of {total or '?'} round(s) finished; each "
+                     "round's figures are in the runs table below and in the Challenger tab.")
+    else:
+        lines.append(phase_bar(run, phase))
+    if run.get("status") in ACTIVE and run.get("kind") != "coevolve":
         eta = eta_seconds(run, metrics)
         times = step_times(metrics)
         lines.append(f"ETA **{format_duration(eta)}** (mean measured step {mean(times):.1f} s over {len(times)} "

@@ -164,6 +164,8 @@ def test_coevolution_mode_runs_in_the_background_job_round_by_round(services, mo
     assert run["kind"] == "coevolve" and run["status"] == "completed" and run["step"] == 2 and rounds == [1, 2]
     assert services.runs.metrics(run["id"])[-1]["solver_train_pass_rate"] == 0.4
     assert "co-evolution run" in training.resume(services, "", str(run["id"]), request=REQUEST)
+    live = training.poll(services, str(run["id"]))[0]
+    assert "2 of 2 round(s) finished" in live and "training steps" not in live
 
 
 def test_the_eval_summary_gives_the_distraction_penalty_when_twins_were_evaluated(services):

@@ -107,7 +107,8 @@ def targets(agg: dict) -> list[dict]:
          lambda v: v >= 0.75),
         ("negation_arithmetic easy", "≥ 0.85", a["negation_easy"]["mean"], lambda v: v >= 0.85),
         ("negation_arithmetic medium", "≥ 0.60", a["negation_medium"]["mean"], lambda v: v >= 0.60),
-        ("worst control cell change", "≥ −0.05", a["control_worst_change"]["min"], lambda v: v >= -0.05),
+        ("worst control cell change", "≥ −0.05", a["control_worst_change"]["min"],
+         lambda v: round(v, 9) >= -0.05),  # one task in 20 is exactly 0.05: not "more than 5 points"
         ("banked failures solved after training (exact tasks)", "≥ 70 %", a["banked_solved"]["mean"],
          lambda v: v >= 0.70),
         ("banked solved, ALICE / static", "≥ 2×", c["banked_solved_ratio"]["mean"], lambda v: v >= 2),

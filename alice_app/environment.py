@@ -186,20 +186,15 @@ class AliceEnvironment:
         if self._mode == "hunt":
             outcome.update(self._update_curriculum(task, first_correct))
         self._bank.record_attempt(task, episode.solved)
-        if not episode.solved:
-            # Banked and labelled by the unaided first attempt: what the model does when nobody helps
-            # it (later turns answer feedback and hints); every turn stays in the history.
-            first = episode.turns[0]
-            mode = label_failure(task, first.verdict)
-            outcome["failure_mode"] = mode
-            outcome["failure_id"] = self._bank.record(task, first.response, first.verdict, mode=mode,
+        # Banked and labelled by the unaided first attempt: what the model does when nobody helps it
+        # (later turns answer feedback and hints); every turn stays in the history. A solved episode
+        # whose first answer was right but unstable over its samples is banked as "unstable".
+        first = episode.turns[0]
+        banked = _banked_as(episode)
+        if banked is not None:
+            outcome["failure_mode"], verdict = banked
+            outcome["failure_id"] = self._bank.record(task, first.response, verdict, mode=outcome["failure_mode"],
                                                       source=self._source or self._mode,
-                                                      history=[turn.to_dict() for turn in episode.turns])
-        elif episode.turns[0].verdict.details.get("unstable"):
-            first = episode.turns[0]
-            outcome["failure_mode"] = "unstable"
-            outcome["failure_id"] = self._bank.record(task, first.response, unreliable(first.verdict),
-                                                      mode="unstable", source=self._source or self._mode,
                                                       history=[turn.to_dict() for turn in episode.turns])
         if REPAIR_KEY in task.metadata:
             outcome["repair_of"] = task.metadata[REPAIR_KEY]
@@ -245,6 +240,16 @@ def _check_action(action: Any) -> None:
     size = len(action.encode("utf-8", errors="surrogatepass"))
     if size > MAX_ACTION_BYTES:
         raise ValueError(f"the answer is {size:,} bytes; the limit is {MAX_ACTION_BYTES:,} (64 KB)")
+
+
+def _banked_as(episode: Episode) -> tuple[str, Any] | None:
+    """(failure mode, verdict to bank) of a finished episode, or None when nothing is banked."""
+    first = episode.turns[0].verdict
+    if not episode.solved:
+        return label_failure(episode.task, first), first
+    if first.details.get("unstable"):
+        return "unstable", unreliable(first)
+    return None
 
 
 def _check_samples(samples: Sequence[str] | None) -> list[str] | None:

@@ -50,8 +50,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
                         help="a TrainConfig setting shared by both arms, e.g. --set learning_rate=1e-4 (repeatable)")
     parser.add_argument("--out", default=str(ROOT / "assets"), help="where the JSON and PNGs go")
-    parser.add_argument("--from-raw", metavar="RAW.json",
-                        help="no training: summarize the arms saved by an earlier run (its learning_raw.json)")
+    parser.add_argument("--from-raw", metavar="RAW.json", nargs="+",
+                        help="no training: summarize the arms saved by earlier runs (their learning_raw.json; "
+                             "several runs of the same settings and different seeds are summarized together)")
     parser.add_argument("--arm", choices=("alice", "static", "overhead"), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)  # where a child process writes its arm
     args = parser.parse_args(argv)
@@ -146,13 +147,18 @@ def main(argv=None) -> int:
     if args.arm:  # a child process: one arm, result as JSON
         return run_child(args)
     from bench.learning_plots import write_plots
-    from bench.learning_report import markdown_table, print_table, run_meta, summarize
+    from bench.learning_report import markdown_table, merge_raws, print_table, run_meta, summarize
 
     started = time.time()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.from_raw:
-        raw = json.loads(Path(args.from_raw).read_text())
+        try:
+            raw = merge_raws([json.loads(Path(path).read_text()) for path in args.from_raw])
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--from-raw: {exc}") from None
+        if len(args.from_raw) > 1:
+            (out / "learning_raw.json").write_text(json.dumps(raw))  # the merged run, to keep with the history
     else:
         raw = {"meta": run_meta(args), "runs": {}, "overhead": None}
         with tempfile.TemporaryDirectory(prefix="alice-bench-") as tmp:

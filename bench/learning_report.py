@@ -133,6 +133,28 @@ def run_meta(args) -> dict:
     return {key: getattr(args, key, None) for key in RUN_KEYS}
 
 
+def merge_raws(raws: list[dict]) -> dict:
+    """One raw run from several saved ones (e.g. seeds run on different days): they must have been
+    asked the same thing (same meta) and hold different seeds; the first step-time comparison is kept."""
+    first = raws[0]
+    for other in raws[1:]:
+        differing = sorted(key for key in set(first["meta"]) | set(other["meta"])
+                           if first["meta"].get(key) != other["meta"].get(key))
+        if differing:
+            raise ValueError(f"these raw runs were asked different things ({', '.join(differing)}); "
+                             "only runs of the same settings can be summarized together")
+    runs: dict = {}
+    for raw in raws:
+        repeated = sorted(set(runs) & set(raw["runs"]), key=int)
+        if repeated:
+            raise ValueError(f"seed {', '.join(repeated)} is in more than one raw run")
+        runs.update(raw["runs"])
+    walls = [raw.get("wall_seconds") for raw in raws]
+    return {"meta": first["meta"], "runs": dict(sorted(runs.items(), key=lambda item: int(item[0]))),
+            "overhead": next((raw["overhead"] for raw in raws if raw.get("overhead")), None),
+            "wall_seconds": sum(walls) if None not in walls else None}
+
+
 def summarize(runs: dict, overhead: dict, meta) -> dict:
     meta = meta if isinstance(meta, dict) else run_meta(meta)
     per_seed = {str(seed): seed_summary(arms) for seed, arms in runs.items()}

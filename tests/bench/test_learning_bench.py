@@ -98,6 +98,40 @@ def test_several_seeds_give_mean_and_min_max(bench):
     assert "0.100 [0.000–0.200]" in report.markdown_table(summary)  # the penalty after, per seed 0.2 and 0.0
 
 
+OVERHEAD = {"ratio": 1.1, "median_alice": 2.2, "median_bare": 2.0}
+
+
+def _raw(bench, seeds, **meta_changes):
+    runs = {str(seed): {"alice": _arm(0.0, [(5, 0.4)], 0.6 + seed / 10, [0.1], 0.5),
+                        "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4], 0.5)} for seed in seeds}
+    return {"meta": {**report.run_meta(_args(bench, len(seeds))), **meta_changes}, "runs": runs,
+            "overhead": None, "wall_seconds": 100.0}
+
+
+def test_raw_runs_of_other_seeds_are_summarized_together_and_mismatches_refused(bench, tmp_path):
+    first, second = _raw(bench, [1, 0]), {**_raw(bench, [2]), "overhead": OVERHEAD}
+    merged = report.merge_raws([first, second])
+    assert list(merged["runs"]) == ["0", "1", "2"] and merged["overhead"] == OVERHEAD
+    assert merged["wall_seconds"] == 200.0
+    easy = report.summarize(merged["runs"], merged["overhead"], merged["meta"])["aggregate"]["alice"]["negation_easy"]
+    assert (easy["mean"], easy["min"], easy["max"]) == (pytest.approx(0.7), 0.6, pytest.approx(0.8))
+    with pytest.raises(ValueError, match="seed 1 is in more than one"):
+        report.merge_raws([first, _raw(bench, [1])])
+    with pytest.raises(ValueError, match="asked different things \\(eval_every, steps\\)"):
+        report.merge_raws([first, _raw(bench, [2], steps=20, eval_every=5)])
+
+    paths = []
+    for name, raw in (("a.json", first), ("b.json", second)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps(raw))
+    out = tmp_path / "out"
+    assert bench.main(["--from-raw", *map(str, paths), "--out", str(out)]) == 0
+    assert json.loads((out / "learning_results.json").read_text())["seeds"] == [0, 1, 2]
+    assert list(json.loads((out / "learning_raw.json").read_text())["runs"]) == ["0", "1", "2"]
+    with pytest.raises(SystemExit, match="--from-raw: .*missing.json"):
+        bench.main(["--from-raw", str(paths[0]), str(tmp_path / "missing.json"), "--out", str(out)])
+
+
 def test_a_static_arm_that_never_improved_is_not_reached_at_step_0(bench):
     runs = {0: {"alice": _arm(0.2, [(5, 0.1)], 0.3, [0.0], 0.5), "static": _arm(0.2, [(5, 0.1)], 0.2, [0.5], 0.5)}}
     comparison = report.summarize(runs, {"ratio": 1.0}, _args(bench))["aggregate"]["comparison"]

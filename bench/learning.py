@@ -28,7 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-ARM_FEEDS = {"alice": "coevolve", "static": "static"}
+# Each arm's own settings on top of the shared ones. "episode" is ALICE's feed trained on the final
+# attempt of 5-turn episodes (self-correction): an optional arm, for turn 1 vs by turn 5.
+ARM_SETTINGS = {"alice": {"feed": "coevolve"}, "static": {"feed": "static"},
+                "episode": {"feed": "coevolve", "mode": "episode"}}
 CONTROL_FAMILIES = ("plain_arithmetic",)  # controls themselves: trained and evaluated, no twin of their own
 
 
@@ -49,11 +52,15 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="train and evaluate these families only (default: the core families + plain_arithmetic)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
                         help="a TrainConfig setting shared by both arms, e.g. --set learning_rate=1e-4 (repeatable)")
+    parser.add_argument("--arms", nargs="+", choices=list(ARM_SETTINGS), default=["alice", "static"],
+                        help="arms to train per seed: alice (co-evolving feed), static (uniform dataset), episode "
+                             "(ALICE's feed, GRPO on the 5-turn episode's final attempt); the summary needs alice "
+                             "and static for every seed, which --from-raw can take from an earlier run")
     parser.add_argument("--out", default=str(ROOT / "assets"), help="where the JSON and PNGs go")
     parser.add_argument("--from-raw", metavar="RAW.json", nargs="+",
                         help="no training: summarize the arms saved by earlier runs (their learning_raw.json; "
                              "several runs of the same settings and different seeds are summarized together)")
-    parser.add_argument("--arm", choices=("alice", "static", "overhead"), help=argparse.SUPPRESS)
+    parser.add_argument("--arm", choices=(*ARM_SETTINGS, "overhead"), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)  # where a child process writes its arm
     args = parser.parse_args(argv)
     if args.quick:
@@ -70,6 +77,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         check_seed(args.seed + args.seeds - 1)
         check_families(args.families)
         args.settings = shared_settings(args.overrides, args.families)
+        check_arms(args.arms, args.settings)
     except ValueError as exc:
         parser.error(str(exc))
     return args
@@ -100,11 +108,22 @@ def shared_settings(pairs: list[str], families: list[str] | None) -> dict:
             settings[name.strip()] = text
     if families:
         settings["families"] = families
-    reserved = sorted(set(settings) & {"feed", "steps", "seed", "eval_n_per_cell", "checkpoint_every"})
+    reserved = sorted(set(settings) & {"feed", "mode", "steps", "seed", "eval_n_per_cell", "checkpoint_every"})
     if reserved:
-        raise ValueError(f"set these with the bench's own flags, not --set: {', '.join(reserved)}")
+        raise ValueError(f"set these with the bench's own flags (--arms, --steps, ...), not --set: {', '.join(reserved)}")
     TrainConfig.from_dict(settings)  # unknown names and bad values fail here, before anything loads
     return settings
+
+
+def check_arms(arms: list[str], settings: dict) -> None:
+    """Every arm's full settings are valid before anything loads (e.g. the episode arm with its feed)."""
+    from alice_app.training.config import TrainConfig
+
+    for arm in dict.fromkeys(arms):
+        try:
+            TrainConfig.from_dict({**settings, **ARM_SETTINGS[arm]})
+        except ValueError as exc:
+            raise ValueError(f"arm {arm}: {exc}") from None
 
 
 def child_command(args: argparse.Namespace, arm: str, seed: int, result: Path) -> list[str]:
@@ -135,8 +154,10 @@ def run_child(args: argparse.Namespace) -> int:
     if args.arm == "overhead":
         result = run_overhead(args.overhead_steps, args.seed, args.settings)
     else:
-        result = run_arm(ARM_FEEDS[args.arm], args.steps, args.seed, args.eval_n_per_cell, args.curve_n_per_cell,
-                         args.eval_every, args.settings, hunt_episodes=args.hunt_episodes,
+        extra = {k: v for k, v in ARM_SETTINGS[args.arm].items() if k != "feed"}
+        result = run_arm(ARM_SETTINGS[args.arm]["feed"], args.steps, args.seed, args.eval_n_per_cell,
+                         args.curve_n_per_cell, args.eval_every, {**args.settings, **extra},
+                         hunt_episodes=args.hunt_episodes,
                          paraphrases=args.paraphrases or None)
     Path(args.result).write_text(json.dumps(result))
     return 0
@@ -163,7 +184,7 @@ def main(argv=None) -> int:
         raw = {"meta": run_meta(args), "runs": {}, "overhead": None}
         with tempfile.TemporaryDirectory(prefix="alice-bench-") as tmp:
             for seed in range(args.seed, args.seed + args.seeds):
-                raw["runs"][str(seed)] = run_children(args, ["alice", "static"], seed, Path(tmp))
+                raw["runs"][str(seed)] = run_children(args, list(dict.fromkeys(args.arms)), seed, Path(tmp))
                 (out / "learning_raw.json").write_text(json.dumps(raw))  # kept: --from-raw re-summarizes
             if args.overhead_steps:
                 raw["overhead"] = run_children(args, ["overhead"], args.seed, Path(tmp))["overhead"]

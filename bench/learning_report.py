@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from alice_app.evaluation import headline_penalty
 
-ARMS = ("alice", "static")
+ARMS = ("alice", "static")  # compared in every seed; other arms (episode) are reported beside them
+ARM_LABELS = {"alice": "ALICE feed", "static": "static dataset", "episode": "ALICE feed, episode mode"}
 
 
 def mean(values) -> float | None:
@@ -58,7 +59,10 @@ def arm_figures(arm: dict) -> dict:
 
 
 def seed_summary(arms: dict) -> dict:
-    figures = {name: arm_figures(arms[name]) for name in ARMS}
+    missing = [name for name in ARMS if name not in arms]
+    if missing:
+        raise ValueError(f"a seed lacks the {' and '.join(missing)} arm (give its raw run to --from-raw too)")
+    figures = {name: arm_figures(arm) for name, arm in arms.items()}
     curves = {name: curve(arms[name]) for name in ARMS}
     static = figures["static"]
     # Only meaningful when the static arm lowered the penalty at all; otherwise step 0 "reaches" it.
@@ -91,8 +95,9 @@ def stats(values: list) -> dict:
 
 def aggregate(per_seed: dict) -> dict:
     seeds = list(per_seed.values())
-    out = {name: {key: stats([s["figures"][name][key] for s in seeds]) for key in seeds[0]["figures"][name]}
-           for name in ARMS}
+    keys = list(seeds[0]["figures"]["alice"])
+    names = dict.fromkeys(name for s in seeds for name in s["figures"])  # an extra arm may miss some seeds
+    out = {name: {key: stats([s["figures"].get(name, {}).get(key) for s in seeds]) for key in keys} for name in names}
     out["comparison"] = {key: stats([s["comparison"][key] for s in seeds]) for key in seeds[0]["comparison"]}
     return out
 
@@ -134,8 +139,9 @@ def run_meta(args) -> dict:
 
 
 def merge_raws(raws: list[dict]) -> dict:
-    """One raw run from several saved ones (e.g. seeds run on different days): they must have been
-    asked the same thing (same meta) and hold different seeds; the first step-time comparison is kept."""
+    """One raw run from several saved ones (seeds or arms run on different days): they must have been
+    asked the same thing (same meta) and hold different (seed, arm) pairs; the first step-time
+    comparison is kept."""
     first = raws[0]
     for other in raws[1:]:
         differing = sorted(key for key in set(first["meta"]) | set(other["meta"])
@@ -145,10 +151,11 @@ def merge_raws(raws: list[dict]) -> dict:
                              "only runs of the same settings can be summarized together")
     runs: dict = {}
     for raw in raws:
-        repeated = sorted(set(runs) & set(raw["runs"]), key=int)
-        if repeated:
-            raise ValueError(f"seed {', '.join(repeated)} is in more than one raw run")
-        runs.update(raw["runs"])
+        for seed, arms in raw["runs"].items():
+            repeated = sorted(set(runs.get(seed, {})) & set(arms))
+            if repeated:
+                raise ValueError(f"seed {seed}: the {', '.join(repeated)} arm is in more than one raw run")
+            runs.setdefault(seed, {}).update(arms)
     walls = [raw.get("wall_seconds") for raw in raws]
     return {"meta": first["meta"], "runs": dict(sorted(runs.items(), key=lambda item: int(item[0]))),
             "overhead": next((raw["overhead"] for raw in raws if raw.get("overhead")), None),
@@ -176,7 +183,7 @@ def spread(stat: dict, spec=".2f") -> str:
     """"0.42" for one seed, "0.42 [0.30–0.50]" for several."""
     if stat["mean"] is None:
         return "n/a"
-    if len(stat["values"]) < 2:
+    if sum(v is not None for v in stat["values"]) < 2:
         return fmt(stat["mean"], spec)
     return f"{fmt(stat['mean'], spec)} [{fmt(stat['min'], spec)}–{fmt(stat['max'], spec)}]"
 
@@ -225,11 +232,27 @@ def markdown_table(summary: dict) -> str:
                  f"{spread(agg['static']['uniform'], '.3f')} |")
     lines.append(f"| minutes in GRPO steps (one CPU thread per arm) | – | {spread(agg['alice']['step_minutes'], '.1f')} | "
                  f"{spread(agg['static']['step_minutes'], '.1f')} |")
+    lines += self_correction_table(summary)
     lines += ["", "| target | wanted | measured | met |", "|---|---|---|---|"]
     for row in summary["targets"]:
         met = "n/a" if row["met"] is None else ("yes" if row["met"] else "**no**")
         lines.append(f"| {row['figure']} | {row['target']} | {fmt(row['value'], '.2f')} | {met} |")
     return "\n".join(lines) + "\n"
+
+
+def self_correction_table(summary: dict) -> list[str]:
+    """Turn 1 vs by turn 5 of the hunt's tasks per arm: only when an episode-mode arm was trained."""
+    agg = summary["aggregate"]
+    if "episode" not in agg:
+        return []
+    lines = ["", "| hunt tasks solved: turn 1 → by turn 5 | seeds | before | after |", "|---|---|---|---|"]
+    for name in (n for n in ARM_LABELS if n in agg):
+        figures = agg[name]
+        seeds = [seed for seed, value in zip(summary["seeds"], figures["turn1_after"]["values"]) if value is not None]
+        lines.append(f"| {ARM_LABELS[name]} | {', '.join(map(str, seeds))} | "
+                     f"{spread(figures['turn1_before'])} → {spread(figures['by_turn5_before'])} | "
+                     f"{spread(figures['turn1_after'])} → {spread(figures['by_turn5_after'])} |")
+    return lines
 
 
 def print_table(summary: dict) -> None:

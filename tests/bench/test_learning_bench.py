@@ -28,6 +28,9 @@ def test_shared_settings_reach_both_arms_and_bad_ones_fail_before_anything_loads
     for bad, message in [(["--set", "lr=1"], "unknown training settings: lr"),
                          (["--set", "learning_rate"], "FIELD=VALUE"),
                          (["--set", "steps=3"], "not --set: steps"),
+                         (["--set", "mode=episode"], "not --set: mode"),
+                         (["--arms", "episode", "--set", "beta=-1"], "beta"),
+                         (["--arms", "duel"], "invalid choice"),
                          (["--set", "temperature=warm"], "temperature must be a number"),
                          (["--seeds", "0"], "--seeds"),
                          (["--seed", "-1"], "seed"),
@@ -115,7 +118,7 @@ def test_raw_runs_of_other_seeds_are_summarized_together_and_mismatches_refused(
     assert merged["wall_seconds"] == 200.0
     easy = report.summarize(merged["runs"], merged["overhead"], merged["meta"])["aggregate"]["alice"]["negation_easy"]
     assert (easy["mean"], easy["min"], easy["max"]) == (pytest.approx(0.7), 0.6, pytest.approx(0.8))
-    with pytest.raises(ValueError, match="seed 1 is in more than one"):
+    with pytest.raises(ValueError, match="seed 1: the alice, static arm is in more than one"):
         report.merge_raws([first, _raw(bench, [1])])
     with pytest.raises(ValueError, match="asked different things \\(eval_every, steps\\)"):
         report.merge_raws([first, _raw(bench, [2], steps=20, eval_every=5)])
@@ -130,6 +133,22 @@ def test_raw_runs_of_other_seeds_are_summarized_together_and_mismatches_refused(
     assert list(json.loads((out / "learning_raw.json").read_text())["runs"]) == ["0", "1", "2"]
     with pytest.raises(SystemExit, match="--from-raw: .*missing.json"):
         bench.main(["--from-raw", str(paths[0]), str(tmp_path / "missing.json"), "--out", str(out)])
+
+
+def test_an_episode_arm_run_later_is_reported_beside_the_compared_arms(bench):
+    episode_only = _raw(bench, [0])
+    episode_only["runs"] = {"0": {"episode": _arm(0.0, [(5, 0.3)], 0.5, [0.2], 0.4)}}
+    episode_only["runs"]["0"]["episode"]["after"]["hunt"].update(turn1=0.4, by_turn5=0.7)
+    merged = report.merge_raws([_raw(bench, [0, 1]), episode_only])
+    assert sorted(merged["runs"]["0"]) == ["alice", "episode", "static"] and sorted(merged["runs"]["1"]) == ["alice", "static"]
+    summary = report.summarize(merged["runs"], None, merged["meta"])
+    assert summary["aggregate"]["episode"]["by_turn5_after"]["values"] == [0.7, None]
+    table = report.markdown_table(summary)
+    assert "| ALICE feed | 0, 1 | 0.50 [0.50–0.50] → 0.60 [0.60–0.60] | 0.60 [0.60–0.60] → 0.70 [0.70–0.70] |" in table
+    assert "| ALICE feed, episode mode | 0 | 0.50 → 0.60 | 0.40 → 0.70 |" in table
+    assert "turn 1 → by turn 5" not in report.markdown_table(report.summarize(_raw(bench, [0])["runs"], None, _args(bench)))
+    with pytest.raises(ValueError, match="lacks the alice and static arm"):
+        report.summarize(episode_only["runs"], None, episode_only["meta"])
 
 
 def test_a_static_arm_that_never_improved_is_not_reached_at_step_0(bench):

@@ -29,6 +29,7 @@ from alice_app.types import TURN_KINDS, Task, Verdict
 STRATEGIES = ("random", "mutate")
 ARCHIVE_SHARE = 0.8  # how often a mutate parent comes from the archive rather than the bank
 BANK_SEEDS = 200  # known failures read from the bank to start the mutate search
+SAMPLE_TEMPERATURE = 0.8  # tier 3: the extra answers to a first attempt are sampled at this temperature
 
 Start = Callable[[object], object]  # env -> first Observation (env.reset with some arguments)
 
@@ -123,9 +124,9 @@ def run_hunt(
 ) -> HuntReport:
     """Play ``episodes`` episodes with ``policy``; failures land in ``services.bank``.
 
-    ``samples`` > 1 also draws that many sampled answers to each first attempt (tier 3): each result
-    carries their agreement as ``confidence``, and a right but unstable first attempt is banked with
-    the failure mode ``unstable``."""
+    ``samples`` > 1 also draws that many sampled answers to each first attempt and hands them to the
+    environment (tier 3): each result carries their agreement as ``confidence``, and the environment
+    banks a right but unstable first attempt with the failure mode ``unstable``."""
     if samples < 1:
         raise ValueError(f"--samples must be at least 1, not {samples}")
     families = check_hunt_args(episodes, families, strategy, batch_size)
@@ -138,11 +139,8 @@ def run_hunt(
     slots = min(batch_size, episodes)
     envs = [services.new_environment(seed=rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(slots)]
     bar = _progress_bar(episodes, strategy, progress)
-    played = play_episodes(policy, envs, starts, episodes, max_tokens=max_tokens, temperature=temperature)
-    if samples > 1:
-        from alice_app.challenger.sampling import with_confidence
-
-        played = with_confidence(played, policy, services, samples, max_tokens)
+    played = play_episodes(policy, envs, starts, episodes, max_tokens=max_tokens, temperature=temperature,
+                           samples=samples)
     for result in played:
         report.results.append(result)
         if report.archive is not None:
@@ -154,8 +152,11 @@ def run_hunt(
 
 
 def play_episodes(policy, envs: list, starts: Iterator[Start], episodes: int, *, max_tokens: int = 64,
-                  temperature: float = 0.0) -> Iterator[EpisodeResult]:
-    """Yield each episode's result as it ends; one generate call per turn for all live envs."""
+                  temperature: float = 0.0, samples: int = 1) -> Iterator[EpisodeResult]:
+    """Yield each episode's result as it ends; one generate call per turn for all live envs.
+
+    With ``samples`` > 1, the first attempts of the turn also get that many sampled answers (one more
+    batched call), which the environment turns into the tier-3 verdict."""
     observations: dict[int, object] = {}
     started = 0
     while started < episodes or observations:
@@ -166,11 +167,23 @@ def play_episodes(policy, envs: list, starts: Iterator[Start], episodes: int, *,
         live = sorted(observations)
         replies = policy.generate([observations[s].messages for s in live], n=1,
                                   temperature=temperature, max_tokens=max_tokens)
+        sampled = _first_attempt_samples(policy, {s: observations[s] for s in live}, samples, max_tokens)
         for slot, reply in zip(live, replies):
-            observations[slot] = envs[slot].step(reply[0])
+            observations[slot] = envs[slot].step(reply[0], samples=sampled.get(slot))
             if observations[slot].done:
                 del observations[slot]
                 yield episode_result(envs[slot].state)
+
+
+def _first_attempt_samples(policy, observations: dict, k: int, max_tokens: int) -> dict[int, list[str]]:
+    """slot -> k sampled answers, for the slots about to make their first attempt (none when k = 1)."""
+    first = [slot for slot, obs in observations.items() if obs.turn == 0]
+    if k < 2 or not first:
+        return {}
+    from alice_app.models.consistency import draw_samples
+
+    drawn = draw_samples(policy, [observations[slot].messages for slot in first], k, SAMPLE_TEMPERATURE, max_tokens)
+    return dict(zip(first, drawn))
 
 
 def episode_result(state: dict) -> EpisodeResult:
@@ -178,9 +191,12 @@ def episode_result(state: dict) -> EpisodeResult:
     task = Task.from_dict(state["task"])
     first = Verdict.from_dict(state["history"][0]["verdict"])
     mode = None if first.is_correct else label_failure(task, first)
+    sampled = "consistency" in first.details
     return EpisodeResult(task=task, solved=bool(state["solved"]), turns=int(state["turn"]),
                          first_attempt_correct=bool(first.is_correct), failure_mode=mode,
-                         failure_id=state.get("failure_id"), first_response=str(state["history"][0]["response"]))
+                         failure_id=state.get("failure_id"), confidence=first.confidence if sampled else None,
+                         unstable=bool(first.details.get("unstable")),
+                         first_response=str(state["history"][0]["response"]))
 
 
 def _random_starts(rng: Random, families: list[str] | None) -> Iterator[Start]:

@@ -11,6 +11,7 @@ from alice_app.hunt import (
     archive_rows,
     axis_rows,
     check_hunt_args,
+    play_episodes,
     run_hunt,
     summary_rows,
 )
@@ -147,3 +148,40 @@ def test_format_table_aligns_columns_and_clips_long_cells():
     table = format_table([{"family": "false_claim", "n": 3}, {"family": "x", "n": None}], clip=5)
     assert table.splitlines() == ["family  n", "------  -", "fals…   3", "x       -"]
     assert format_table([]) == "(no rows)"
+
+
+class SpreadPolicy:
+    """Greedy (temperature 0): the right answer; sampled: the ``spread`` answers, k of them."""
+
+    model_id = "spread"
+
+    def __init__(self, right, spread):
+        self.right, self.spread = right, spread
+
+    def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
+        return [[self.right] * n if temperature == 0 else self.spread[:n] for _ in messages_batch]
+
+
+def test_k_samples_give_first_attempts_a_tier3_verdict_and_the_environment_banks_the_unstable(services):
+    task = generate_task("negation_arithmetic", "easy", 3)
+    right = f"Answer: {task.answer}"
+    hunt_start = lambda env: env.reset(seed=3, family="negation_arithmetic", level="easy", mode="hunt")  # noqa: E731
+
+    def play(policy, samples):
+        [result] = play_episodes(policy, [services.new_environment()], iter([hunt_start]), 1,
+                                 samples=samples)
+        return result
+
+    unsteady = play(SpreadPolicy(right, [right, "Answer: 1", "Answer: 2", "Answer: 3", "Answer: 4"]), samples=5)
+    assert unsteady.solved and unsteady.turns == 1 and unsteady.unstable and unsteady.confidence < 0.5
+    row = services.bank.get(unsteady.failure_id)
+    assert row["mode"] == "unstable" and row["task_id"] == task.id and row["source"] == "hunt"
+    steady = play(SpreadPolicy(right, [right] * 5), samples=5)
+    assert not steady.unstable and steady.confidence == 1.0 and steady.failure_id is None
+    assert play(SpreadPolicy(right, []), samples=1).confidence is None  # no samples drawn: no tier 3
+    assert services.bank.query(page_size=5).total == 1
+
+
+def test_a_hunt_refuses_fewer_than_one_sample(services):
+    with pytest.raises(ValueError, match="--samples must be at least 1"):
+        run_hunt(ScriptedPolicy(always_wrong), services, 1, samples=0)

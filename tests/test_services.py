@@ -113,3 +113,28 @@ def test_the_training_model_box_is_checked_before_start(settings, tmp_path, monk
     endpoint = settings.with_overrides(api_base_url="http://127.0.0.1:9/v1", model_name="served")
     with pytest.raises(ValueError, match="needs local weights"):
         check_training_model(endpoint, "")
+
+
+class FixedSamples:
+    """Unit-test stand-in: k sampled answers fixed in advance."""
+
+    model_id = "fixed"
+
+    def __init__(self, answers):
+        self.answers = answers
+
+    def generate(self, chats, n=1, temperature=0.0, max_tokens=64):
+        return [self.answers[:n] for _ in chats]
+
+
+def test_sampled_answers_give_an_environment_turn_its_tier3_verdict(services):
+    task = generate_task("negation_arithmetic", "easy", 5)
+    services.use_policy(FixedSamples([f"Answer: {task.answer}", "Answer: 0", "Answer: 1", "Answer: 2"]))
+    env = services.new_environment()
+    obs = env.reset(task=task)
+    samples = services.sample_answers(obs.messages, k=4)
+    assert len(samples) == 4
+    verdict = env.step(f"Answer: {task.answer}", samples=samples).verdict
+    assert verdict["is_correct"] and verdict["tier"] == 3 and verdict["details"]["unstable"]
+    assert verdict["details"]["consistency"]["samples"] == 4 and verdict["confidence"] < 0.5
+    assert [row["mode"] for row in services.bank.query(page_size=5).rows] == ["unstable"]

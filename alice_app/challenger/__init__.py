@@ -8,5 +8,4 @@ policy.py    the challenger model (CHALLENGER_MODEL) and its prompt
 judge.py     one batch of raw proposals -> stored templates / rejections, rewards
 coevolve.py  alternating challenger and solver GRPO phases (heavy imports inside)
 duel.py      two models, each the other's challenger: failure maps
-sampling.py  tier 3 in the hunt: k samples per first attempt, right-but-unstable banked
 """

@@ -1,11 +1,13 @@
 """End-to-end: the launched app driven in a real headless Chromium (Debian's, through Playwright).
 
 Covers the issue 12 items where they are visible (the Episode chat, the bugs, the failure map,
-the Training tab's phases, chart and heatmap) and saves each tab's screenshot under
-assets/screenshots/ at desktop width and at 412 px (a phone), shown in the README and docs/ui.md.
+the Training tab's phases, chart and heatmap) and takes each tab's screenshot at desktop width and
+at 412 px (a phone). They land in a temporary folder; with ALICE_UPDATE_SCREENSHOTS=1 they replace
+assets/screenshots/, shown in the README and docs/ui.md.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -15,10 +17,19 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
+ASSET_SCREENSHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 TIMEOUT_MS = 30_000
 DESKTOP, PHONE = {"width": 1400, "height": 1000}, {"width": 412, "height": 915}
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    """Where screenshots go: assets/screenshots only when asked (ALICE_UPDATE_SCREENSHOTS=1), so a
+    test run leaves the committed images alone."""
+    if os.environ.get("ALICE_UPDATE_SCREENSHOTS") == "1":
+        return ASSET_SCREENSHOTS
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -77,19 +88,19 @@ def answers(page) -> list[str]:
     return page.locator('#episode-chat [data-testid="bot"]').all_inner_texts()
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, folder: Path, name: str) -> None:
     """The page at desktop width, then the same page at 412 px (a phone) as ``<name>_mobile.png``."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(800)  # let plots and tables finish their transitions
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
     size = page.viewport_size
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(800)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}_mobile.png"), full_page=True)
+    page.screenshot(path=str(folder / f"{name}_mobile.png"), full_page=True)
     page.set_viewport_size(size)
 
 
-def test_play_an_episode_as_a_conversation(page):
+def test_play_an_episode_as_a_conversation(page, screenshots):
     assert "How to use" in page.locator("#episode-howto").inner_text()
     page.get_by_text("negated_comparison").first.click()  # an example fills the form
     expect(page.get_by_label("Seed (blank = random)")).to_have_value("3")
@@ -107,7 +118,7 @@ def test_play_an_episode_as_a_conversation(page):
     assert len(badges) == 5 and all("✗ wrong · tier 1 · confidence" in b and "reward" in b for b in badges)
     assert "finished" in page.locator("#episode-task").inner_text()
     assert "Expected answer" in page.locator("#episode-chat").inner_text()
-    screenshot(page, "episode")
+    screenshot(page, screenshots, "episode")
 
 
 def test_enter_then_submit_plays_one_turn(page):  # bug 8
@@ -157,7 +168,7 @@ def test_the_coevolution_mode_shows_its_plan_and_names_a_bad_box(page):
     page.locator("#training-expected").get_by_text("Rounds must be between 1 and 100,000").wait_for()
 
 
-def test_failure_map_filters_and_a_failure_is_tagged(page, live_app):
+def test_failure_map_filters_and_a_failure_is_tagged(page, live_app, screenshots):
     services, _ = live_app
     new_episode(page, 32)
     for turn in range(1, 6):
@@ -189,10 +200,10 @@ def test_failure_map_filters_and_a_failure_is_tagged(page, live_app):
     page.get_by_label("Ids to act on (e.g. 3, 7, 10-12; blank = the open failure)").fill("99999")
     page.get_by_role("button", name="Mark repaired").click()
     page.locator("#bank-status").get_by_text("nothing was marked").wait_for()  # bug 5
-    screenshot(page, "failure_bank")
+    screenshot(page, screenshots, "failure_bank")
 
 
-def test_curriculum_tab_pins_and_names_bad_boxes(page, live_app):
+def test_curriculum_tab_pins_and_names_bad_boxes(page, live_app, screenshots):
     open_tab(page, "Curriculum")
     page.get_by_role("gridcell", name="negation_arithmetic").wait_for()
     page.get_by_role("button", name="Pin level").click()
@@ -206,7 +217,7 @@ def test_curriculum_tab_pins_and_names_bad_boxes(page, live_app):
     page.locator("#curriculum-status").get_by_text("Not saved").wait_for()
     assert "demote_at" not in page.locator("#curriculum-status").inner_text()
     assert page.get_by_label("Promote at (accuracy)").input_value() == "0.1"  # the typed value is kept
-    screenshot(page, "curriculum")
+    screenshot(page, screenshots, "curriculum")
 
 
 def test_two_browsers_play_different_episodes(browser, live_app):
@@ -222,7 +233,7 @@ def test_two_browsers_play_different_episodes(browser, live_app):
     second_context.close()
 
 
-def test_watch_a_short_training_run(page, live_app):
+def test_watch_a_short_training_run(page, live_app, screenshots):
     """A real 2-step GRPO run on the embedded model: the expected time before Start, the phase bar
     and live chart while it runs, then Stop, and a stopped run saying why it has no "after"."""
     services, _ = live_app
@@ -243,10 +254,10 @@ def test_watch_a_short_training_run(page, live_app):
     page.locator("#training-progress").get_by_text(re.compile("stopped|completed")).wait_for(timeout=600_000)
     assert services.runs.list(limit=1)[0]["status"] in ("stopped", "completed")
     page.locator("#training-eval-summary").get_by_text("stores no held-out evaluation").wait_for()
-    screenshot(page, "training")
+    screenshot(page, screenshots, "training")
 
 
-def test_charts_render(page, live_app):
+def test_charts_render(page, live_app, screenshots):
     from alice_app.ui.charts_tab import figures
 
     shown = len(figures(live_app[0], None))
@@ -254,4 +265,4 @@ def test_charts_render(page, live_app):
     page.get_by_role("button", name="Refresh charts").click()
     page.locator("#charts-tab .js-plotly-plot").nth(shown - 1).wait_for()
     assert page.locator("#charts-tab .js-plotly-plot").count() == shown
-    screenshot(page, "charts")
+    screenshot(page, screenshots, "charts")

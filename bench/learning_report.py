@@ -4,6 +4,8 @@ tested without training anything."""
 from __future__ import annotations
 
 from alice_app.evaluation import headline_penalty
+from alice_app.tasks.registry import core_family_names
+from bench.paraphrases import trained_ideas
 
 ARMS = ("alice", "static")  # compared in every seed; other arms (episode) are reported beside them
 ARM_LABELS = {"alice": "ALICE feed", "static": "static dataset", "episode": "ALICE feed, episode mode"}
@@ -35,6 +37,7 @@ def arm_figures(arm: dict) -> dict:
     before, after = arm["before"], arm["after"]
     pen_b, pen_a = headline_penalty(before["penalty"]), headline_penalty(after["penalty"])
     negation = after["accuracy"].get("negation_arithmetic", {})
+    families = arm["config"].get("families") or core_family_names()  # empty: the core families (+ plain)
     figures = {
         "penalty_before": pen_b, "penalty_after": pen_a,
         "penalty_reduction": (pen_b - pen_a) / pen_b if pen_b and pen_b > 0 else None,
@@ -51,6 +54,8 @@ def arm_figures(arm: dict) -> dict:
     for when, measured in (("before", before), ("after", after)):
         figures[f"paraphrase_correct_{when}"] = measured["paraphrases"]["correct"]
         figures[f"paraphrase_echo_{when}"] = measured["paraphrases"]["echo_distractor"]
+        by_idea = measured["paraphrases"].get("by_idea", {})
+        figures[f"paraphrase_trained_{when}"] = mean(by_idea.get(i) for i in trained_ideas(families))
         figures[f"prompt_number_{when}"] = measured["shortcuts"]["prompt_number"]
         figures[f"self_contradiction_{when}"] = measured["shortcuts"]["self_contradiction"]
         figures[f"turn1_{when}"] = measured["hunt"]["turn1"]
@@ -198,6 +203,7 @@ HEADLINES = [("distraction penalty, mean of core × easy/medium", "penalty", ".3
              ("held-out accuracy, mean of all cells", "accuracy", ".3f"),
              ("paraphrase set: correct", "paraphrase_correct", ".2f"),
              ("paraphrase set: echoes a distractor", "paraphrase_echo", ".2f"),
+             ("paraphrases of the trained families' ideas: correct", "paraphrase_trained", ".2f"),
              ("wrong answers that are a prompt number", "prompt_number", ".2f"),
              ("replies contradicting their own last result", "self_contradiction", ".2f"),
              ("hunt tasks solved at turn 1", "turn1", ".2f"), ("hunt tasks solved by turn 5", "by_turn5", ".2f")]

@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 PATH = Path(__file__).resolve().parent / "data" / "paraphrases.jsonl"
+# The task family each idea paraphrases: a run trained on some families is judged on their ideas too.
+IDEA_FAMILIES = {"negated_sum": "negation_arithmetic", "false_claim": "false_claim",
+                 "not_the_extreme": "negated_comparison", "double_negation": "double_negation",
+                 "exclusion_counting": "exclusion_counting", "order_of_ops": "distractor_order_of_ops"}
 FIELDS = {"id": str, "prompt": str, "answer": str, "distractors": list, "idea": str}
 
 
@@ -75,3 +79,8 @@ def run_paraphrases(policy, max_tokens: int = 96, rows: list[dict] | None = None
     rows = rows if rows is not None else load_paraphrases()
     replies = [r[0] for r in policy.generate(paraphrase_chats(rows), n=1, temperature=0.0, max_tokens=max_tokens)]
     return {**score_paraphrases(replies, rows), "replies": dict(zip((r["id"] for r in rows), replies))}
+
+
+def trained_ideas(families) -> list[str]:
+    """The ideas whose family is among ``families`` (a run's training families)."""
+    return [idea for idea, family in IDEA_FAMILIES.items() if family in set(families)]

@@ -76,3 +76,13 @@ def test_score_counts_correct_echo_and_contradiction():
         score_paraphrases({"a": "10"}, rows)
     with pytest.raises(ValueError, match="expected 2 replies"):
         score_paraphrases(["10"], rows)
+
+
+def test_every_idea_names_a_real_family_and_a_run_is_judged_on_its_trained_ideas():
+    from alice_app.tasks.registry import family_names
+    from bench.paraphrases import IDEA_FAMILIES, load_paraphrases, trained_ideas
+
+    assert {row["idea"] for row in load_paraphrases()} == set(IDEA_FAMILIES)
+    assert set(IDEA_FAMILIES.values()) <= set(family_names())
+    assert trained_ideas(["negation_arithmetic", "plain_arithmetic"]) == ["negated_sum"]
+    assert trained_ideas(["plain_arithmetic"]) == []

@@ -95,8 +95,9 @@ def parse_proposal(raw: Any, default_op: str | None = None) -> Proposal:
     """The proposal in a model's reply (JSON object or TEMPLATE/OP lines), validated; else Rejected.
 
     ``default_op`` is the op the challenger was asked for: with it, a reply without an OP line (or
-    one that is only the template, as when the prompt already ends in "TEMPLATE:") takes that op
-    and its first non-empty line as the template."""
+    one that is only the template, as when the prompt already ends in "TEMPLATE:") takes its first
+    non-empty line as the template and, as its op, the one its own wording fixes (``infer_op``:
+    "what is {a} + {b} + {c}?" is add3 whatever was asked) or else the op asked for."""
     if not isinstance(raw, str) or not raw.strip():
         raise Rejected("empty", "the reply is empty")
     if len(raw) > MAX_RAW_CHARS:
@@ -112,9 +113,25 @@ def _bare_fields(raw: str, default_op: str | None) -> tuple[str, str] | None:
         return None
     found = {key.lower(): value.strip() for key, value in reversed(_LINE.findall(raw))}
     if "template" in found:
-        return found["template"], default_op
-    first = next(line for line in raw.splitlines() if line.strip())
-    return first.strip().strip('"').strip("`"), default_op
+        template = found["template"]
+    else:
+        template = next(line for line in raw.splitlines() if line.strip()).strip().strip('"').strip("`")
+    return template, infer_op(template) or default_op
+
+
+def infer_op(template: str) -> str | None:
+    """The op a template's wording fixes unambiguously: the one expression it writes out, or, with
+    two operand slots and no expression, the one operation its cue words name; else None."""
+    written = {_squash(w) for w in _EXPRESSION.findall(template)}
+    if written:
+        matches = [op for op in OPS if written == {_squash(SHAPES[op].expr)}]
+        return matches[0] if len(matches) == 1 else None
+    operands = {m.group(1) for m in _BRACED.finditer(template)} - set(DISTRACTOR_SLOTS)
+    if operands != {"a", "b"}:
+        return None
+    lowered = template.lower()
+    named = [op for op, cues in OP_CUES.items() if any(cue in lowered for cue in cues)]
+    return named[0] if len(named) == 1 else None
 
 
 def _json_fields(raw: str) -> tuple[str, str] | None:

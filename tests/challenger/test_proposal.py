@@ -3,7 +3,7 @@ import json
 import pytest
 
 from alice_app.challenger.family import SEED_TEMPLATES, fill
-from alice_app.challenger.proposal import REASONS, Proposal, Rejected, parse_proposal
+from alice_app.challenger.proposal import REASONS, Proposal, Rejected, infer_op, parse_proposal
 
 GOOD = "TEMPLATE: Someone insists the total is {claim}. They are wrong. Add {a} and {b}.\nOP: add"
 
@@ -90,3 +90,29 @@ def test_a_bare_template_takes_the_op_the_challenger_was_asked_for():
     with pytest.raises(Rejected) as info:
         parse_proposal(" The answer is 7, obviously.", default_op="add")
     assert info.value.reason == "missing_operand"  # slots are checked first; it states a number too
+
+
+@pytest.mark.parametrize("template, asked, op", [
+    ("If the result isn't {claim} and isn't {claim2}, what is {a} + {b} + {c}?", "add_sub", "add3"),
+    ("What is {a} + {b} × {c}, given that the result is not equal to {claim}?", "paren_mul", "mixed"),
+    ("If the result is not {claim}, what is the sum of {a} and {b}?", "paren_mul", "add"),
+    ("Ignore {claim}. What do you get if you multiply {a} by {b}?", "add", "mul"),
+    ("If the result is NOT {claim}, what is {a} + {b}?", "add", "add"),
+])
+def test_a_bare_template_whose_wording_fixes_another_op_takes_that_op(template, asked, op):
+    proposal = parse_proposal(template + "\nsome prose after it", default_op=asked)
+    assert proposal.op == op and proposal.template == template
+
+
+@pytest.mark.parametrize("template", [
+    "Is {claim} the result? What is {a} + {b}, or {a} - {b}?",  # two expressions: no single op
+    "Not {claim}: add {a} and {b}, then subtract the difference.",  # cues of add and sub
+    "Not {claim}: what do {a} and {b} give?",  # no cue at all
+])
+def test_an_ambiguous_wording_fixes_no_op(template):
+    assert infer_op(template) is None
+
+
+def test_an_explicit_op_line_is_never_overridden():
+    with pytest.raises(Rejected, match="wrong_expression"):
+        parse_proposal("TEMPLATE: If the result isn't {claim}, what is {a} + {b}?\nOP: mul")

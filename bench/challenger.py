@@ -32,6 +32,8 @@ sys.path.insert(0, str(ROOT))
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks the pipeline in minutes")
+    parser.add_argument("--proposals-only", action="store_true",
+                        help="only part 1's 'before': the fresh challenger's proposals judged (no training)")
     parser.add_argument("--proposals", type=int, default=8, help="proposals judged before and after")
     parser.add_argument("--rounds", type=int, default=1, help="co-evolution rounds between before and after")
     parser.add_argument("--challenger-steps", type=int, default=3, help="challenger GRPO steps per round")
@@ -115,8 +117,6 @@ def _mixed_tasks(services, config) -> tuple[list, str]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
-    from alice_app.challenger.duel import duel
     from alice_app.models.factory import build_policy
     from bench.experiment import experiment_services
 
@@ -124,31 +124,41 @@ def main(argv=None) -> int:
     result: dict = {"args": vars(args)}
     with tempfile.TemporaryDirectory(prefix="alice-challenger-") as tmp:
         services = experiment_services(Path(tmp))
-        settings = services.settings
-        base = build_policy(settings)
+        base = build_policy(services.settings)
         print("proposals before challenger training ...", flush=True)
         result["before"] = proposal_quality(services, base, base, args.proposals, args.k)
-        config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps,
-                                solver_steps=args.solver_steps, k=args.k, fills=1)
-        print("co-evolution ...", flush=True)
-        coevolved = run_coevolve(services, config, Path(tmp) / "coevolve")
-        result["coevolve"] = coevolved["rounds"]
-        last = Path(tmp) / "coevolve" / f"round-{args.rounds}"
-        trained = build_policy(settings, adapter=last / "challenger" / "adapter")
-        print("proposals after challenger training ...", flush=True)
-        result["after"] = proposal_quality(services, trained, base, args.proposals, args.k)
-        result["accepted_templates"] = [{k: r[k] for k in ("template_id", "template", "op", "pass_rate", "n")}
-                                        for r in services.templates.accepted()]
-        result["transfer"] = run_transfer(services, settings, args, Path(tmp))
-        print("duel ...", flush=True)
-        solver = build_policy(settings, adapter=last / "solver" / "adapter")
-        result["duel"] = duel(services, base, solver, budget=args.duel_budget, k=args.k, fills=1)
+        if not args.proposals_only:
+            train_and_compare(services, base, args, Path(tmp), result)
         services.close()
     result["seconds"] = round(time.perf_counter() - started, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, default=str) + "\n")
     print(json.dumps(headline(result), indent=2))
     return 0
+
+
+def train_and_compare(services, base, args, tmp: Path, result: dict) -> None:
+    """Parts 1 (after), 2 and 3: co-evolution rounds, the trained challenger's proposals, transfer, duel."""
+    from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
+    from alice_app.challenger.duel import duel
+    from alice_app.models.factory import build_policy
+
+    settings = services.settings
+    config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps,
+                            solver_steps=args.solver_steps, k=args.k, fills=1)
+    print("co-evolution ...", flush=True)
+    coevolved = run_coevolve(services, config, tmp / "coevolve")
+    result["coevolve"] = coevolved["rounds"]
+    last = tmp / "coevolve" / f"round-{args.rounds}"
+    trained = build_policy(settings, adapter=last / "challenger" / "adapter")
+    print("proposals after challenger training ...", flush=True)
+    result["after"] = proposal_quality(services, trained, base, args.proposals, args.k)
+    result["accepted_templates"] = [{k: r[k] for k in ("template_id", "template", "op", "pass_rate", "n")}
+                                    for r in services.templates.accepted()]
+    result["transfer"] = run_transfer(services, settings, args, tmp)
+    print("duel ...", flush=True)
+    solver = build_policy(settings, adapter=last / "solver" / "adapter")
+    result["duel"] = duel(services, base, solver, budget=args.duel_budget, k=args.k, fills=1)
 
 
 def run_transfer(services, settings, args, folder: Path) -> dict:
@@ -173,18 +183,19 @@ def run_transfer(services, settings, args, folder: Path) -> dict:
 
 def headline(result: dict) -> dict:
     pick = ("validity_rate", "novelty_rate", "zone_rate", "mean_reward", "rejections")
+    out = {"before": {k: result["before"][k] for k in pick}, "seconds": result["seconds"]}
+    if "after" not in result:  # --proposals-only
+        return out
     transfer = result["transfer"]
     return {
-        "before": {k: result["before"][k] for k in pick}, "after": {k: result["after"][k] for k in pick},
+        **out, "after": {k: result["after"][k] for k in pick},
         "accepted_templates": len(result["accepted_templates"]),
         "paraphrases_base": transfer["base"]["correct"],
         "transfer": [{arm: row[arm]["paraphrases"]["correct"] for arm in ("templates", "templates+challenger")}
                      for row in transfer["seeds"]] or transfer.get("note"),
         "duel": {name: [(r["source"], r["op"], r["pass_rate"]) for r in side["failure_map"]]
                  for name, side in result["duel"]["sides"].items()},
-        "seconds": result["seconds"],
     }
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -46,6 +46,8 @@ def test_the_headline_reports_a_transfer_that_could_not_run(bench):
     head = bench.headline(result)
     assert head["transfer"] == "no challenger template was accepted" and head["paraphrases_base"] == 0.1
     json.dumps(head)
+    only = bench.headline({"before": quality, "seconds": 2.0})  # --proposals-only
+    assert only == {"before": quality, "seconds": 2.0}
 
 
 @pytest.mark.slow
@@ -57,3 +59,12 @@ def test_the_quick_run_measures_every_part_with_the_embedded_model(bench, tmp_pa
         assert result[part]["proposals"] == 2 and 0.0 <= result[part]["validity_rate"] <= 1.0
     assert len(result["coevolve"]) == 1 and "base" in result["transfer"]
     assert set(result["duel"]["sides"]) == {"A", "B"}
+
+
+@pytest.mark.slow
+def test_proposals_only_judges_the_fresh_challenger_and_trains_nothing(bench, tmp_path):
+    out = tmp_path / "proposals.json"
+    assert bench.main(["--proposals-only", "--proposals", "3", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["before"]["proposals"] == 3 and len(result["before"]["judged"]) == 3
+    assert not {"after", "coevolve", "transfer", "duel"} & set(result)

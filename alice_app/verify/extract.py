@@ -5,6 +5,11 @@ Tries, in order: the whole reply is one number (the fast path); the value after 
 ``\\boxed{}``; LaTeX through math-verify; and finally the last number in the reply (a guess,
 reported as such). Only a bounded window of the reply is read, so a 1 MB string costs the same
 as a short one, and every loop is capped.
+
+Two ways of naming no answer are recognised, so that neither can earn a reward: a last answer
+line that hedges between values ("Answer: 7 or 8", "Answer: 7, 8, 9") is method ``hedged`` with
+no answer, and a number the reply only negates ("Answer: not 7", "it isn't 14") is never taken as
+its answer, not even by the last-number guess.
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import re
 from typing import Any
 
 from . import latex
-from ..numbers import NUMBER_RE, NUMBER_WORDS_RE, normalise, plain_number
+from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS_RE, normalise, plain_number
 
 WINDOW = 4000  # characters read from each end of a reply
 SEGMENT = 200  # characters read after an answer marker
@@ -25,6 +30,15 @@ _MARKER_RE = re.compile(
     r"\banswer\b(?:\s+(?:is|was|would\s+be|should\s+be|equals))?\s*[:=]?\s*", re.IGNORECASE
 )
 _NEGATED_RE = re.compile(r"(?:not|isn't|is\s+not)\b", re.IGNORECASE)
+# A number right after a negation ("not 14", "isn't 7"): what the answer is not, never a guess at it.
+_NEGATED_NUMBER_RE = re.compile(rf"\b(?:not|isn't|is\s+not|n't\s+be)\s+(?:equal\s+to\s+)?(?:{NUMBER})",
+                                re.IGNORECASE)
+# After the answer's number: another value offered beside it ("7 or 8", "7, 8, 9", "7 to 8", "7 (or 8)"),
+# ending the clause, so "Answer: 7, 8 is the claim" is not a hedge.
+_HEDGE_RE = re.compile(
+    r"\s*\(?\s*(?:,|;|\bor\b|\band\b|\bto\b|–)\s*(?:maybe\s+|perhaps\s+|possibly\s+)?[-−]?\d[\d.,/]*"
+    r"\s*(?:$|[.,;!?)\n]|\bor\b|\band\b)", re.IGNORECASE)
+HEDGED = "hedged"  # the method of a reply whose last answer line offers several values
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
 _OPERATOR_NEXT_RE = re.compile(r"\s*(?:\*\*|[-+*/×÷·^−]|\\times|\\cdot|\\div)\s*[\d({\\]")
 _EXPRESSION_RE = re.compile(r"(?:[\d\s(){}.+\-*/×÷·^−]|\\times|\\cdot|\\div)+")
@@ -46,7 +60,7 @@ def locate_answer(text: Any) -> tuple[str | None, str]:
     if fast is not None:
         return fast, "plain"
     found = _locate_in(_clean(text[-WINDOW:]))
-    if found[0] is None and len(text) > WINDOW:  # an answer stated early in a very long reply
+    if found[0] is None and found[1] != HEDGED and len(text) > WINDOW:  # an answer stated early in a very long reply
         head = _locate_explicit(_clean(text[:WINDOW]))
         found = head if head[0] is not None else found
     return found
@@ -58,13 +72,13 @@ def _clean(text: str) -> str:
 
 def _locate_in(text: str) -> tuple[str | None, str]:
     found = _locate_explicit(text)
-    if found[0] is not None:
+    if found[0] is not None or found[1] == HEDGED:
         return found
     if "\\" in text or "$" in text:
         value = _latex_answer(text)
         if value is not None:
             return value, "latex"
-    value = _last_number(text)
+    value = _last_number(_NEGATED_NUMBER_RE.sub(" ", text))
     return value, ("last_number" if value is not None else "none")
 
 
@@ -77,14 +91,16 @@ def _locate_explicit(text: str) -> tuple[str | None, str]:
         return normalise(whole), "plain"
     for finder, method in ((_after_markers, "marker"), (_boxed, "boxed")):
         value = finder(text)
+        if value == HEDGED:
+            return None, HEDGED
         if value is not None:
             return value, method
     return None, "none"
 
 
 def _after_markers(text: str) -> str | None:
-    # The last "Answer:" wins; only the last few are tried, so a reply made of thousands of
-    # markers cannot make extraction slow.
+    # The last "Answer:" wins (a hedge there is the reply's final word: HEDGED); only the last few
+    # are tried, so a reply made of thousands of markers cannot make extraction slow.
     for match in list(_MARKER_RE.finditer(text))[-MAX_MARKERS:][::-1]:
         value = _leading_answer(text[match.end() : match.end() + SEGMENT])
         if value is not None:
@@ -96,12 +112,16 @@ def _leading_answer(segment: str) -> str | None:
     clause = _CLAUSE_END_RE.split(segment.lstrip(_LEAD_CHARS.replace("(", "")), maxsplit=1)[0]
     if _NEGATED_RE.match(clause):  # "the answer is not 14, ..." names what the answer is not
         return None
+    line = segment.lstrip(_LEAD_CHARS.replace("(", ""))
+    tail = line[len(clause):]  # what follows the clause: ", 8, 9" after "Answer: 7"
     if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
         clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)
     match = NUMBER_RE.match(clause)
     if clause.startswith("(") or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
         return _arithmetic(clause)
     if match:
+        if _HEDGE_RE.match(clause[match.end():] + tail):
+            return HEDGED
         return normalise(match.group(0))
     match = NUMBER_WORDS_RE.match(clause)
     if match:

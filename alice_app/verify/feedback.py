@@ -18,13 +18,20 @@ TEXT_FORMAT_HELP = (
     "I could not find an answer in your reply. End it with a final line of the form "
     "'Answer: <answer>', with just your answer after the colon."
 )
+HEDGE_HELP = (
+    "Your answer line offers more than one value, and a hedge is not an answer. Commit to one: "
+    "end with a final line 'Answer: <number>' holding a single number."
+)
 ORACLE_UNAVAILABLE = "The semantic oracle is unavailable, so this rests on the programmatic check alone"
 
 
-def write_feedback(task: Task, is_correct: bool, extracted: str | None) -> str:
-    """One or two sentences for the policy about its answer ``extracted`` to ``task``."""
+def write_feedback(task: Task, is_correct: bool, extracted: str | None, method: str = "") -> str:
+    """One or two sentences for the policy about its answer ``extracted`` to ``task`` (``method``:
+    how tier 1 found it; "hedged" when the answer line offered several values)."""
     if is_correct:
         return f"Correct: {extracted} is the right answer." if extracted else "Correct."
+    if method == "hedged":
+        return HEDGE_HELP
     diagnosis = diagnose(task, extracted)
     if diagnosis.mode == "format":
         return TEXT_FORMAT_HELP if task.wants_text_answer else FORMAT_HELP

@@ -46,7 +46,7 @@ class VerifierStack:
         return Verdict(
             is_correct=first.is_correct,
             confidence=METHOD_CONFIDENCE.get(first.method, 1.0),
-            feedback=write_feedback(task, first.is_correct, first.extracted),
+            feedback=write_feedback(task, first.is_correct, first.extracted, first.method),
             tier=1,
             extracted=first.extracted,
             details={"tier1": _tier1_details(first)},
@@ -66,14 +66,14 @@ class VerifierStack:
         return Verdict(
             is_correct=judgement.is_correct,
             confidence=judgement.confidence,
-            feedback=write_feedback(task, judgement.is_correct, first.extracted),
+            feedback=write_feedback(task, judgement.is_correct, first.extracted, first.method),
             tier=2,
             extracted=first.extracted,
             details={"tier1": _tier1_details(first), "oracle": _name(self.oracle), "oracle_reason": judgement.reason},
         )
 
     def _degraded(self, task: Task, first: tier1.Tier1Result, why: str) -> Verdict:
-        feedback = write_feedback(task, first.is_correct, first.extracted)
+        feedback = write_feedback(task, first.is_correct, first.extracted, first.method)
         return Verdict(
             is_correct=first.is_correct,
             confidence=UNDECIDED_CONFIDENCE,

@@ -38,6 +38,32 @@ def test_answer_stated_early_in_a_very_long_reply():
     assert extract_answer("Answer: 7\n" + "z" * 1_000_000) == "7"
 
 
+@pytest.mark.parametrize("text", ["Answer: 10 or 11", "Answer: 10, 11, 12", "Answer: 10 (or 11)", "Answer: 9 to 10",
+                                  "Answer: 10 and 11.", "The answer is 9 or maybe 10", "Answer: 11\nAnswer: 10 or 11"])
+def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, text):
+    assert locate_answer(text) == (None, "hedged")
+    verdict = check(task, text)
+    assert verdict.decided and not verdict.is_correct and "more than one value" in verdict.reason
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Answer: 10, because 3 + 7 = 10", "10"),  # a reason after the answer is not a hedge
+    ("Answer: 10, 12 is the claim", "10"),  # nor a number that a sentence goes on about
+    ("Answer: 10 or 11\nOn reflection, Answer: 10", "10"),  # only the last answer line counts
+    ("It is 10 or 11.", "11"),  # no answer line: the last number stays a guess (left to the oracle)
+])
+def test_what_is_not_a_hedge(text, expected):
+    assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Answer: not 10", None), ("The result isn't 10.", None), ("It is not equal to 14", None),
+    ("The result isn't 14.\n10", "10"), ("The answer is not obvious. 3 + 7 = 10", "10"),
+])
+def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
+    assert extract_answer(text) == expected
+
+
 def test_method_says_how_sure_the_extraction_is():
     assert locate_answer("7")[1] == "plain"
     assert locate_answer("Answer: 7")[1] == "marker"

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from . import latex
-from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS_RE, normalise, plain_number
+from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS, NUMBER_WORDS_RE, normalise, plain_number
 
 WINDOW = 4000  # characters read from each end of a reply
 SEGMENT = 200  # characters read after an answer marker
@@ -33,10 +33,15 @@ _NEGATED_RE = re.compile(r"(?:not|isn't|is\s+not)\b", re.IGNORECASE)
 # A number right after a negation ("not 14", "isn't 7"): what the answer is not, never a guess at it.
 _NEGATED_NUMBER_RE = re.compile(rf"\b(?:not|isn't|is\s+not|n't\s+be)\s+(?:equal\s+to\s+)?(?:{NUMBER})",
                                 re.IGNORECASE)
-# After the answer's number: another value offered beside it ("7 or 8", "7, 8, 9", "7 to 8", "7 (or 8)"),
-# ending the clause, so "Answer: 7, 8 is the claim" is not a hedge.
+# After the answer's value, inside its clause: another value offered beside it ("7 or 8", "7 8",
+# "7 | 8", "7 ± 1", "seven or eight"); a parenthesis ("7 (3 + 4)") explains and is skipped.
+_JOINERS = r"(?:[,;|\\±–—-]|\+/-|\bor\b|\band\b|\bto\b|\bnor\b|\bmaybe\b|\bperhaps\b|\bpossibly\b)"
+_ALTERNATIVE_RE = re.compile(rf"\s*[$*]*\s*(?:{_JOINERS}\s*)*[$*]*\s*(?:[-−]?\d|{NUMBER_WORDS})", re.IGNORECASE)
+_PARENTHESES_RE = re.compile(r"\([^()]*\)")
+# After the clause: a list that goes on ("7, 8, 9", "7 (or 8)"), ending there, so "Answer: 7, 8 is
+# the claim" is not a hedge.
 _HEDGE_RE = re.compile(
-    r"\s*\(?\s*(?:,|;|\bor\b|\band\b|\bto\b|–)\s*(?:maybe\s+|perhaps\s+|possibly\s+)?[-−]?\d[\d.,/]*"
+    rf"\s*\(?\s*(?:{_JOINERS}\s*)+[-−]?\d[\d.,/]*"
     r"\s*(?:$|[.,;!?)\n]|\bor\b|\band\b)", re.IGNORECASE)
 HEDGED = "hedged"  # the method of a reply whose last answer line offers several values
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
@@ -119,13 +124,15 @@ def _leading_answer(segment: str) -> str | None:
     match = NUMBER_RE.match(clause)
     if clause.startswith("(") or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
         return _arithmetic(clause)
+    match = match or NUMBER_WORDS_RE.match(clause)
     if match:
-        if _HEDGE_RE.match(clause[match.end():] + tail):
+        rest = clause[match.end():]
+        if _ALTERNATIVE_RE.match(_PARENTHESES_RE.sub(" ", rest)) or _HEDGE_RE.match(rest + tail):
             return HEDGED
         return normalise(match.group(0))
-    match = NUMBER_WORDS_RE.match(clause)
-    if match:
-        return normalise(match.group(0))
+    if clause.startswith(("±", "+/-")) or (line.startswith(("[", "{")) and
+                                           len(NUMBER_RE.findall(line.split("\n", 1)[0])) > 1):
+        return HEDGED  # "±7", "[7, 8]": a set of values
     if clause.startswith("\\"):
         return _latex_answer("$" + clause.strip(" .$") + "$")
     return None

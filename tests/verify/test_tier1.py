@@ -39,7 +39,10 @@ def test_answer_stated_early_in_a_very_long_reply():
 
 
 @pytest.mark.parametrize("text", ["Answer: 10 or 11", "Answer: 10, 11, 12", "Answer: 10 (or 11)", "Answer: 9 to 10",
-                                  "Answer: 10 and 11.", "The answer is 9 or maybe 10", "Answer: 11\nAnswer: 10 or 11"])
+                                  "Answer: 10 and 11.", "The answer is 9 or maybe 10", "Answer: 11\nAnswer: 10 or 11",
+                                  "Answer: 10 11 12", "Answer: 10 | 11", "Answer: 10 ± 1", "Answer: ±10",
+                                  "Answer: 10, or 11", "Answer: $10$ or $11$", "Answer: ten or eleven",
+                                  "Answer: [10, 11]", "Answer: {10, 11}", "Answer: 10 — or 11"])
 def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, text):
     assert locate_answer(text) == (None, "hedged")
     verdict = check(task, text)
@@ -51,6 +54,8 @@ def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, te
     ("Answer: 10, 12 is the claim", "10"),  # nor a number that a sentence goes on about
     ("Answer: 10 or 11\nOn reflection, Answer: 10", "10"),  # only the last answer line counts
     ("It is 10 or 11.", "11"),  # no answer line: the last number stays a guess (left to the oracle)
+    ("Answer: 10 (3 + 7)", "10"), ("Answer: 10 apples", "10"), ("Answer: 10, and 3 + 7 = 10 checks out", "10"),
+    ("Answer: 10 (approximately)", "10"),
 ])
 def test_what_is_not_a_hedge(text, expected):
     assert extract_answer(text) == expected

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from alice_app.config import Settings
+from alice_app.config import HELD_OUT_SEED_START, Settings
 from alice_app.training.callbacks import as_trainer_callback, run_recorder
 from alice_app.training.config import TrainConfig
 from alice_app.training.evaluate import eval_policy
@@ -76,6 +76,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
     the held-out report (accuracy, control twins, penalty, shortcuts) and the paraphrase set. After:
     the same report and paraphrases, and the same hunt replayed (same seed, so the same tasks),
     which gives the banked tasks' greedy first attempts and the turn-1 / by-turn-5 solve rates.
+    Before and after, fresh variants of every task the first hunt failed (same template, held-out
+    seeds) measure whether a failure is repaired beyond its exact wording, in both arms alike.
     """
     with tempfile.TemporaryDirectory(prefix=f"alice-{feed}-") as tmp:
         services = experiment_services(Path(tmp))
@@ -85,6 +87,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed,  # noqa: E731
                                   paraphrases)
         before = probe(model)
+        variants = variant_groups(before["hunt"]["episodes"])
+        before["variants"] = score_variants(model, tokenizer, services, config, variants)
         run_id = services.runs.create(config.mode, config.to_dict())
         trainer = build_trainer(services, RunRequest(run_id, config, Path(tmp) / "run"), model, tokenizer, families)
         curve = CurveRecorder(tokenizer, services.settings, config, families, eval_every, curve_n_per_cell)
@@ -93,6 +97,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         trainer.train()
         train_seconds = time.perf_counter() - started - curve.seconds
         after = probe(trainer.model)
+        after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
         banked_ids = [r["failure_id"] for r in before["hunt"]["episodes"] if r["failure_id"] is not None]
         repaired = [bool((services.bank.get(i) or {}).get("repaired")) for i in banked_ids]
@@ -123,6 +128,45 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
     episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
                  "failure_id": r.failure_id} for r in played]
     return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
+
+
+VARIANTS_PER_FAILURE = 3  # as many solved variants as the bank asks before it marks a failure repaired
+VARIANT_SEED_START = HELD_OUT_SEED_START + 500_000_000  # held out, and apart from the evaluation's seeds
+
+
+def variant_groups(episodes: list[dict], per_failure: int = VARIANTS_PER_FAILURE) -> list[list[Any]]:
+    """For each hunt task failed at turn 1: ``per_failure`` fresh variants of its template on held-out seeds."""
+    from alice_app.tasks import generate_task
+    from alice_app.tasks.repair import same_template_variant
+
+    failed = [e["task_id"] for e in episodes if not e["first"]]
+    groups = []
+    for index, task_id in enumerate(failed):
+        family, level, seed = task_id.rsplit("/", 2)
+        task = generate_task(family, level, int(seed))
+        groups.append([same_template_variant(task, VARIANT_SEED_START + index * per_failure + j)
+                       for j in range(per_failure)])
+    return groups
+
+
+def score_variants(model: Any, tokenizer: Any, services: Any, config: TrainConfig, groups: list[list[Any]]) -> dict:
+    """Greedy first attempts at every variant: the share of failures whose variants are all solved
+    (repaired beyond the exact task) and the share of variants solved."""
+    from alice_app.training.prompts import task_messages
+
+    flat = [task for group in groups for task in group]
+    if not flat:
+        return {"failures": 0, "all_solved": None, "variants_solved": None}
+    with eval_policy(model, tokenizer, services.settings, batch_size=HUNT_SLOTS) as policy:
+        replies = policy.generate([task_messages(t) for t in flat], n=1, temperature=0.0,
+                                  max_tokens=config.eval_max_tokens)
+    right = [bool(services.verifier.verify(t, r[0]).is_correct) for t, r in zip(flat, replies)]
+    per_group, start = [], 0
+    for group in groups:
+        per_group.append(all(right[start:start + len(group)]))
+        start += len(group)
+    return {"failures": len(groups), "all_solved": sum(per_group) / len(groups),
+            "variants_solved": sum(right) / len(right)}
 
 
 def spread_subset(rows: list, n: int | None) -> list:

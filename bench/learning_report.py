@@ -59,6 +59,7 @@ def arm_figures(arm: dict) -> dict:
         figures[f"prompt_number_{when}"] = measured["shortcuts"]["prompt_number"]
         figures[f"self_contradiction_{when}"] = measured["shortcuts"]["self_contradiction"]
         figures[f"turn1_{when}"] = measured["hunt"]["turn1"]
+        figures[f"variants_{when}"] = measured.get("variants", {}).get("all_solved")  # runs before it: n/a
         figures[f"by_turn5_{when}"] = measured["hunt"]["by_turn5"]
     return figures
 
@@ -206,7 +207,8 @@ HEADLINES = [("distraction penalty, mean of core × easy/medium", "penalty", ".3
              ("paraphrases of the trained families' ideas: correct", "paraphrase_trained", ".2f"),
              ("wrong answers that are a prompt number", "prompt_number", ".2f"),
              ("replies contradicting their own last result", "self_contradiction", ".2f"),
-             ("hunt tasks solved at turn 1", "turn1", ".2f"), ("hunt tasks solved by turn 5", "by_turn5", ".2f")]
+             ("hunt tasks solved at turn 1", "turn1", ".2f"), ("hunt tasks solved by turn 5", "by_turn5", ".2f"),
+             ("failed hunt tasks whose 3 fresh variants are all solved", "variants", ".2f")]
 
 
 def markdown_table(summary: dict) -> str:

@@ -151,6 +151,22 @@ def test_an_episode_arm_run_later_is_reported_beside_the_compared_arms(bench):
         report.summarize(episode_only["runs"], None, episode_only["meta"])
 
 
+def test_each_failed_hunt_task_gets_three_fresh_variants_on_held_out_seeds():
+    from alice_app.config import HELD_OUT_SEED_START
+    from bench.experiment import variant_groups
+
+    episodes = [{"task_id": "negation_arithmetic/easy/11", "first": False},
+                {"task_id": "plain_arithmetic/medium/12", "first": True},
+                {"task_id": "negation_arithmetic/hard/13", "first": False}]
+    groups = variant_groups(episodes)
+    assert [len(g) for g in groups] == [3, 3]
+    for group, original in zip(groups, ("negation_arithmetic/easy/11", "negation_arithmetic/hard/13")):
+        assert {(t.family, t.level) for t in group} == {tuple(original.split("/")[:2])}
+        assert all(t.seed >= HELD_OUT_SEED_START and t.id != original for t in group)
+        assert len({t.prompt for t in group}) == 3
+    assert variant_groups(episodes) == groups  # fixed seeds: both arms and both measurements see the same
+
+
 def test_a_static_arm_that_never_improved_is_not_reached_at_step_0(bench):
     runs = {0: {"alice": _arm(0.2, [(5, 0.1)], 0.3, [0.0], 0.5), "static": _arm(0.2, [(5, 0.1)], 0.2, [0.5], 0.5)}}
     comparison = report.summarize(runs, {"ratio": 1.0}, _args(bench))["aggregate"]["comparison"]
@@ -182,6 +198,9 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
         assert summary["aggregate"][arm]["paraphrase_correct_after"]["mean"] is not None
         assert summary["aggregate"][arm]["turn1_before"]["mean"] is not None
     assert summary["config"]["families"] == ["negation_arithmetic"]
+    for arm in json.loads((tmp_path / "learning_raw.json").read_text())["runs"]["0"].values():
+        failed = sum(not e["first"] for e in arm["before"]["hunt"]["episodes"])
+        assert arm["before"]["variants"]["failures"] == arm["after"]["variants"]["failures"] == failed
     assert summary["overhead"]["ratio"] > 0
     assert len(list(tmp_path.glob("learning_*.png"))) == 5
     assert "| target | wanted | measured | met |" in (tmp_path / "learning_table.md").read_text()

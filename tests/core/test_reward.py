@@ -66,3 +66,15 @@ def test_the_readme_documents_the_exact_formula():
 
     root = Path(__file__).resolve().parents[2]
     assert REWARD_FORMULA in (root / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("hedge", ["Answer: 7 or 8", "Answer: 6, 7, 8", "Answer: 7 ± 1"])
+def test_a_hedge_that_contains_the_right_answer_earns_nothing(hedge):
+    from alice_app.tasks import generate_task
+    from alice_app.verify.stack import VerifierStack
+
+    task = generate_task("plain_arithmetic", "easy", 1)
+    hedge = hedge.replace("7", "{a}").replace("6", "{b}").replace("8", "{c}").format(
+        a=task.answer, b=int(task.answer) - 1, c=int(task.answer) + 1)
+    verdict = VerifierStack().verify(task, hedge)
+    assert not verdict.is_correct and compute_reward(verdict, 1, hedge, []).total == 0.0

@@ -69,3 +69,21 @@ def load_script():
         return module
 
     return load
+
+
+class FixedSamplesPolicy:
+    """Unit-test stand-in for a policy: every chat gets the first n of ``answers``."""
+
+    model_id = "fixed"
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def generate(self, chats, n=1, temperature=0.0, max_tokens=64):
+        return [self.answers[:n] for _ in chats]
+
+
+@pytest.fixture
+def fixed_samples():
+    """``fixed_samples([...])``: a policy whose k samples of any chat are fixed in advance."""
+    return FixedSamplesPolicy

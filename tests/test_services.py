@@ -115,21 +115,9 @@ def test_the_training_model_box_is_checked_before_start(settings, tmp_path, monk
         check_training_model(endpoint, "")
 
 
-class FixedSamples:
-    """Unit-test stand-in: k sampled answers fixed in advance."""
-
-    model_id = "fixed"
-
-    def __init__(self, answers):
-        self.answers = answers
-
-    def generate(self, chats, n=1, temperature=0.0, max_tokens=64):
-        return [self.answers[:n] for _ in chats]
-
-
-def test_sampled_answers_give_an_environment_turn_its_tier3_verdict(services):
+def test_sampled_answers_give_an_environment_turn_its_tier3_verdict(services, fixed_samples):
     task = generate_task("negation_arithmetic", "easy", 5)
-    services.use_policy(FixedSamples([f"Answer: {task.answer}", "Answer: 0", "Answer: 1", "Answer: 2"]))
+    services.use_policy(fixed_samples([f"Answer: {task.answer}", "Answer: 0", "Answer: 1", "Answer: 2"]))
     env = services.new_environment()
     obs = env.reset(task=task)
     samples = services.sample_answers(obs.messages, k=4)

@@ -31,16 +31,8 @@ def test_export_filters_families_and_limits(services, tmp_path):
     assert path.read_text() == ""
 
 
-class _Policy:  # a stand-in that answers with fixed samples (unit test of the chooser only)
-    def __init__(self, samples):
-        self.samples = samples
-
-    def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
-        return [self.samples[:n] for _ in messages_batch]
-
-
-def test_chosen_prefers_a_verified_policy_sample_over_the_constructed_answer(services):
+def test_chosen_prefers_a_verified_policy_sample_over_the_constructed_answer(services, fixed_samples):
     task = generate_task("negation_arithmetic", "easy", 8)
     sample = f"The NOT-clause is a distractor. Answer: {task.answer}"
-    assert verified_chosen(task, services.verifier, _Policy(["Answer: 999", sample])) == sample
-    assert verified_chosen(task, services.verifier, _Policy(["Answer: 999"])) == constructed_answer(task)
+    assert verified_chosen(task, services.verifier, fixed_samples(["Answer: 999", sample])) == sample
+    assert verified_chosen(task, services.verifier, fixed_samples(["Answer: 999"])) == constructed_answer(task)

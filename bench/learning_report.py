@@ -80,6 +80,8 @@ def seed_summary(arms: dict) -> dict:
     return {
         "figures": figures, "curves": curves,
         "comparison": {"steps_to_static_penalty": reach, "steps_to_static_penalty_fraction": ratio(reach, steps),
+                       # static lowered its penalty and ALICE's curve never got down to where it ended
+                       "static_penalty_never_reached": improved and reach is None,
                        "zero_std_ratio": ratio(figures["alice"]["zero_std"], static["zero_std"]),
                        "uniform_ratio": ratio(figures["alice"]["uniform"], static["uniform"]),
                        "banked_solved_ratio": ratio(figures["alice"]["banked_solved"], static["banked_solved"])},
@@ -113,6 +115,11 @@ def targets(agg: dict) -> list[dict]:
     or in every seed where the target says so)."""
     a, c = agg["alice"], agg["comparison"]
     reach = c["steps_to_static_penalty_fraction"]["values"]
+    never = sum(bool(v) for v in c.get("static_penalty_never_reached", {}).get("values", []))
+    if never:  # a miss in those seeds, not "unmeasured"
+        reach_value = f"never reached in {never} of {len(reach)} seeds"
+    else:
+        reach_value = None if None in reach or not reach else max(reach)
     rows = [
         ("distraction penalty (core families × easy/medium) reduced", "≥ 75 %", a["penalty_reduction"]["mean"],
          lambda v: v >= 0.75),
@@ -124,7 +131,7 @@ def targets(agg: dict) -> list[dict]:
          lambda v: v >= 0.70),
         ("banked solved, ALICE / static", "≥ 2×", c["banked_solved_ratio"]["mean"], lambda v: v >= 2),
         ("steps for ALICE to reach static's final penalty (fraction, worst seed)", "≤ 0.5 in every seed",
-         None if None in reach or not reach else max(reach), lambda v: v <= 0.5),
+         reach_value, lambda v: not isinstance(v, str) and v <= 0.5),
         # TRL's frac_reward_zero_std is ~0 in both arms (the format bonus splits almost every group);
         # the share of groups with one outcome (all right or all wrong) is what the target is about.
         ("groups with one outcome (all right / all wrong), ALICE / static", "≤ 0.5", c["uniform_ratio"]["mean"],
@@ -182,6 +189,8 @@ def summarize(runs: dict, overhead: dict, meta) -> dict:
 
 # -- text ----------------------------------------------------------------------------------------
 def fmt(value, spec=".2f") -> str:
+    if isinstance(value, str):  # a measured outcome that is not a number ("never reached in 2 of 3 seeds")
+        return value
     return "n/a" if value is None else format(value, spec)
 
 
@@ -228,6 +237,8 @@ def markdown_table(summary: dict) -> str:
         lines.append(f"| {family} | {cell('b')} | {cell('a')} | {cell('s')} |")
     lines += ["", f"| figure | before | {head} |", "|---|---|---|---|"]
     for label, key, spec in HEADLINES:
+        if all(agg[arm][f"{key}_{when}"]["mean"] is None for arm in ARMS for when in ("before", "after")):
+            continue  # a figure this run did not measure (raw runs from before it existed)
         lines.append(f"| {label} | {spread(agg['alice'][key + '_before'], spec)} | "
                      f"{spread(agg['alice'][key + '_after'], spec)} | {spread(agg['static'][key + '_after'], spec)} |")
     lines.append(f"| banked failures solved (exact tasks, turn 1) | – | {spread(agg['alice']['banked_solved'])} | "

@@ -171,6 +171,12 @@ def test_a_static_arm_that_never_improved_is_not_reached_at_step_0(bench):
     runs = {0: {"alice": _arm(0.2, [(5, 0.1)], 0.3, [0.0], 0.5), "static": _arm(0.2, [(5, 0.1)], 0.2, [0.5], 0.5)}}
     comparison = report.summarize(runs, {"ratio": 1.0}, _args(bench))["aggregate"]["comparison"]
     assert comparison["steps_to_static_penalty"]["mean"] is None
+    assert comparison["static_penalty_never_reached"]["values"] == [False]  # static never improved: nothing to reach
+    runs = {0: {"alice": _arm(0.2, [(5, 0.1)], 0.1, [0.0], 0.5), "static": _arm(0.2, [(5, 0.1)], 0.9, [0.5], 0.5)}}
+    summary = report.summarize(runs, {"ratio": 1.0}, _args(bench))
+    row = next(r for r in summary["targets"] if r["figure"].startswith("steps for ALICE"))
+    assert row == {**row, "value": "never reached in 1 of 1 seeds", "met": False}  # a miss, not "n/a"
+    assert "| never reached in 1 of 1 seeds | **no** |" in report.markdown_table(summary)
 
 
 def test_plots_are_written_with_bands(bench, tmp_path):

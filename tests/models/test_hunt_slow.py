@@ -90,6 +90,8 @@ def test_local_oracle_on_the_embedded_model_never_breaks_verification(embedded_p
     from alice_app.verify.stack import VerifierStack
 
     task = generate_task("negation_arithmetic", "easy", 0)
-    verdict = VerifierStack(LocalOracle(embedded_policy)).verify(task, f"It is {task.answer}, not 99")
+    # No answer line and a last number that differs: a guess tier 1 leaves to the oracle.
+    verdict = VerifierStack(LocalOracle(embedded_policy)).verify(task, f"{task.answer} plus 97 is what I see")
+    assert not verdict.details["tier1"]["decided"]
     assert verdict.tier in (1, 2)  # judged by the small grader, or degraded with the reason
     assert verdict.tier == 2 or "oracle" in verdict.feedback

@@ -190,6 +190,13 @@ def main(argv=None) -> int:
                 raw["overhead"] = run_children(args, ["overhead"], args.seed, Path(tmp))["overhead"]
         raw["wall_seconds"] = round(time.time() - started, 1)
         (out / "learning_raw.json").write_text(json.dumps(raw))
+    missing = sorted({arm for arms in raw["runs"].values() for arm in ("alice", "static") if arm not in arms})
+    if missing:  # e.g. an episode arm alone: kept, to be summarized with the run that has the others
+        (out / "learning_raw.json").write_text(json.dumps(raw))
+        print(f"\nno summary: this run lacks the {' and '.join(missing)} arm; its raw arms are in "
+              f"{out / 'learning_raw.json'}. Summarize them with an earlier run of the same settings: "
+              f"python bench/learning.py --from-raw EARLIER_RAW.json {out / 'learning_raw.json'}")
+        return 0
     summary = summarize(raw["runs"], raw["overhead"], raw["meta"])
     summary["wall_seconds"] = raw.get("wall_seconds")
     (out / "learning_results.json").write_text(json.dumps(summary, indent=2))

@@ -151,6 +151,16 @@ def test_an_episode_arm_run_later_is_reported_beside_the_compared_arms(bench):
         report.summarize(episode_only["runs"], None, episode_only["meta"])
 
 
+
+def test_a_run_of_the_episode_arm_alone_keeps_its_raw_and_says_how_to_summarize_it(bench, tmp_path, capsys):
+    episode_only = _raw(bench, [0])
+    episode_only["runs"] = {"0": {"episode": _arm(0.0, [(5, 0.3)], 0.5, [0.2], 0.4)}}
+    (tmp_path / "episode.json").write_text(json.dumps(episode_only))
+    assert bench.main(["--from-raw", str(tmp_path / "episode.json"), "--out", str(tmp_path / "out")]) == 0
+    assert "lacks the alice and static arm" in capsys.readouterr().out
+    assert (tmp_path / "out" / "learning_raw.json").exists() and not (tmp_path / "out" / "learning_results.json").exists()
+
+
 def test_each_failed_hunt_task_gets_three_fresh_variants_on_held_out_seeds():
     from alice_app.config import HELD_OUT_SEED_START
     from bench.experiment import variant_groups

@@ -29,7 +29,6 @@ from alice_app.types import TURN_KINDS, Task, Verdict
 STRATEGIES = ("random", "mutate")
 ARCHIVE_SHARE = 0.8  # how often a mutate parent comes from the archive rather than the bank
 BANK_SEEDS = 200  # known failures read from the bank to start the mutate search
-SAMPLE_TEMPERATURE = 0.8  # tier 3: the extra answers to a first attempt are sampled at this temperature
 
 Start = Callable[[object], object]  # env -> first Observation (env.reset with some arguments)
 
@@ -167,7 +166,7 @@ def play_episodes(policy, envs: list, starts: Iterator[Start], episodes: int, *,
         live = sorted(observations)
         replies = policy.generate([observations[s].messages for s in live], n=1,
                                   temperature=temperature, max_tokens=max_tokens)
-        sampled = _first_attempt_samples(policy, {s: observations[s] for s in live}, samples, max_tokens)
+        sampled = _first_attempt_samples(policy, observations, samples, max_tokens)
         for slot, reply in zip(live, replies):
             observations[slot] = envs[slot].step(reply[0], samples=sampled.get(slot))
             if observations[slot].done:
@@ -182,7 +181,7 @@ def _first_attempt_samples(policy, observations: dict, k: int, max_tokens: int) 
         return {}
     from alice_app.models.consistency import draw_samples
 
-    drawn = draw_samples(policy, [observations[slot].messages for slot in first], k, SAMPLE_TEMPERATURE, max_tokens)
+    drawn = draw_samples(policy, [observations[slot].messages for slot in first], k, max_tokens=max_tokens)
     return dict(zip(first, drawn))
 
 

@@ -197,5 +197,6 @@ def headline(result: dict) -> dict:
                  for name, side in result["duel"]["sides"].items()},
     }
 
+
 if __name__ == "__main__":
     sys.exit(main())

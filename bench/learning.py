@@ -168,7 +168,7 @@ def main(argv=None) -> int:
     if args.arm:  # a child process: one arm, result as JSON
         return run_child(args)
     from bench.learning_plots import write_plots
-    from bench.learning_report import markdown_table, merge_raws, print_table, run_meta, summarize
+    from bench.learning_report import markdown_table, merge_raws, missing_arms, print_table, run_meta, summarize
 
     started = time.time()
     out = Path(args.out)
@@ -190,7 +190,7 @@ def main(argv=None) -> int:
                 raw["overhead"] = run_children(args, ["overhead"], args.seed, Path(tmp))["overhead"]
         raw["wall_seconds"] = round(time.time() - started, 1)
         (out / "learning_raw.json").write_text(json.dumps(raw))
-    missing = sorted({arm for arms in raw["runs"].values() for arm in ("alice", "static") if arm not in arms})
+    missing = sorted({arm for arms in raw["runs"].values() for arm in missing_arms(arms)})
     if missing:  # e.g. an episode arm alone: kept, to be summarized with the run that has the others
         (out / "learning_raw.json").write_text(json.dumps(raw))
         print(f"\nno summary: this run lacks the {' and '.join(missing)} arm; its raw arms are in "

@@ -64,8 +64,13 @@ def arm_figures(arm: dict) -> dict:
     return figures
 
 
+def missing_arms(arms: dict) -> list[str]:
+    """The compared arms (alice, static) a seed's raw arms lack."""
+    return [name for name in ARMS if name not in arms]
+
+
 def seed_summary(arms: dict) -> dict:
-    missing = [name for name in ARMS if name not in arms]
+    missing = missing_arms(arms)
     if missing:
         raise ValueError(f"a seed lacks the {' and '.join(missing)} arm (give its raw run to --from-raw too)")
     figures = {name: arm_figures(arm) for name, arm in arms.items()}

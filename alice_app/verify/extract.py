@@ -114,10 +114,10 @@ def _after_markers(text: str) -> str | None:
 
 
 def _leading_answer(segment: str) -> str | None:
-    clause = _CLAUSE_END_RE.split(segment.lstrip(_LEAD_CHARS.replace("(", "")), maxsplit=1)[0]
+    line = segment.lstrip(_LEAD_CHARS.replace("(", ""))
+    clause = _CLAUSE_END_RE.split(line, maxsplit=1)[0]
     if _NEGATED_RE.match(clause):  # "the answer is not 14, ..." names what the answer is not
         return None
-    line = segment.lstrip(_LEAD_CHARS.replace("(", ""))
     tail = line[len(clause):]  # what follows the clause: ", 8, 9" after "Answer: 7"
     if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
         clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)

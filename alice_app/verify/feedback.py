@@ -7,6 +7,7 @@ answer, but never the expected value.
 from __future__ import annotations
 
 from ..failure_modes import asked_expression, diagnose
+from .extract import HEDGED
 from ..types import Task
 
 FORMAT_HELP = (
@@ -27,10 +28,10 @@ ORACLE_UNAVAILABLE = "The semantic oracle is unavailable, so this rests on the p
 
 def write_feedback(task: Task, is_correct: bool, extracted: str | None, method: str = "") -> str:
     """One or two sentences for the policy about its answer ``extracted`` to ``task`` (``method``:
-    how tier 1 found it; "hedged" when the answer line offered several values)."""
+    how tier 1 found it; HEDGED when the answer line offered several values)."""
     if is_correct:
         return f"Correct: {extracted} is the right answer." if extracted else "Correct."
-    if method == "hedged":
+    if method == HEDGED:
         return HEDGE_HELP
     diagnosis = diagnose(task, extracted)
     if diagnosis.mode == "format":

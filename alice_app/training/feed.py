@@ -2,14 +2,16 @@
 
 Three sources, mixed by a seeded ``Random``:
 - **repair**: a banked failure turned into a fresh variant (same template, or contrastive), kept
-  with probability ``discrimination`` of its cell, so failures of a cell the policy has since
-  mastered stop filling the batch with groups that are all correct;
+  with probability of its cell's weight, so failures of a cell the policy has since mastered stop
+  filling the batch with groups that are all correct;
 - **zone replay**: a task measured earlier whose pass rate lies inside the discrimination zone
   (a group with mixed outcomes is the only kind that carries a GRPO gradient);
 - **hunt**: a new task from the frontier: each family's current curriculum level, and (probed at
-  ``LOOKAHEAD_WEIGHT``) the level above it. A cell (family × level) is chosen with weight
-  ``discrimination(estimated pass rate)``, so cells the model always or never solves fade out and
-  a harder level that has come within reach is trained before the curriculum formally moves.
+  ``LOOKAHEAD_WEIGHT``) the level above it. A cell (family × level) is chosen with weight = its
+  recent share of **mixed groups** (some completions right, some wrong: the only groups that carry
+  a GRPO gradient), so cells the model always or never solves fade out, a cell at 50 % made of
+  tasks solved k/k and tasks failed 0/k fades too (4p(1−p) of its pass rate would not see it), and a
+  harder level that has come within reach is trained before the curriculum formally moves.
 Every judged group comes back through ``observe``: it updates the task's pass rate, the cell's
 estimate, the curriculum window (promotion/demotion), the failure bank and repair progress.
 """
@@ -21,7 +23,7 @@ from random import Random
 from typing import Any, Callable, Iterator, Sequence
 
 from alice_app.config import TRAIN_SEED_LIMIT
-from alice_app.curriculum import discrimination, in_zone, record_outcome
+from alice_app.curriculum import in_zone, record_outcome
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import generate_task
 from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
@@ -32,12 +34,26 @@ from alice_app.verify.tier3 import consistency
 
 ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
-ESTIMATE_MEMORY = 0.7  # older samples of a cell count this much less after each new group
+ESTIMATE_MEMORY = 0.7  # older groups of a cell count this much less after each new group
 MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of ALICE is the hard ones
 LOOKAHEAD_WEIGHT = 0.5  # relative weight of the level above a family's curriculum level
 # Only first attempts at the family's current level speak for its curriculum level: repairs may be
 # at another level, and an episode's final attempt has seen feedback and a hint.
 CURRICULUM_SOURCES = ("hunt", "zone")
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """A cell's recent groups, each older group discounted by ``ESTIMATE_MEMORY`` per new one."""
+    passes: float = 0.0  # completions judged correct
+    completions: float = 0.0
+    mixed: float = 0.0  # groups with both right and wrong completions
+    groups: float = 0.0
+
+    def add(self, passes: int, n: int) -> "CellStats":
+        keep = ESTIMATE_MEMORY
+        return CellStats(keep * self.passes + passes, keep * self.completions + n,
+                         keep * self.mixed + (0 < passes < n), keep * self.groups + 1)
 
 
 @dataclass(frozen=True)
@@ -69,7 +85,7 @@ class CoevolvingFeed:
         self.states = curriculum.load(self.families)
         self.rng = Random(seed)
         self.build_messages = build_messages
-        self.samples: dict[tuple[str, str], tuple[float, float]] = {}  # cell -> (decayed passes, decayed n)
+        self.cells: dict[tuple[str, str], CellStats] = {}
         self.known_tasks: dict[str, Task] = {}
         self.replays: dict[str, int] = {}
         self.drawn: dict[str, int] = {}
@@ -98,10 +114,13 @@ class CoevolvingFeed:
 
     def estimate(self, family: str, level: str) -> float | None:
         """The cell's pass rate, Laplace-smoothed over recent groups; None before its first group."""
-        if (family, level) not in self.samples:
-            return None
-        passes, n = self.samples[(family, level)]
-        return (passes + 1) / (n + 2)
+        stats = self.cells.get((family, level))
+        return None if stats is None else (stats.passes + 1) / (stats.completions + 2)
+
+    def mixed_share(self, family: str, level: str) -> float | None:
+        """The cell's share of mixed-outcome groups, Laplace-smoothed over recent groups; None before the first."""
+        stats = self.cells.get((family, level))
+        return None if stats is None else (stats.mixed + 1) / (stats.groups + 2)
 
     def frontier(self) -> list[tuple[str, str, float]]:
         """(family, level, prior) for each family's curriculum level and, unless pinned, the level above."""
@@ -115,10 +134,9 @@ class CoevolvingFeed:
         return cells
 
     def cell_weight(self, family: str, level: str, prior: float = 1.0) -> float:
-        """``prior × discrimination(estimate)``, never below ``prior × MIN_CELL_WEIGHT``; unmeasured = prior."""
-        estimate = self.estimate(family, level)
-        weight = 1.0 if estimate is None else discrimination(estimate)
-        return prior * max(weight, MIN_CELL_WEIGHT)
+        """``prior × mixed_share``, never below ``prior × MIN_CELL_WEIGHT``; unmeasured = prior."""
+        share = self.mixed_share(family, level)
+        return prior * max(1.0 if share is None else share, MIN_CELL_WEIGHT)
 
     def hunt_item(self) -> FeedItem:
         cells = self.frontier()
@@ -164,7 +182,8 @@ class CoevolvingFeed:
     def _observe_group(self, result: GroupResult) -> None:
         task = result.task
         self.curriculum.record_pass_rate(task.id, task.family, task.level, result.passes, len(result.verdicts))
-        self._update_estimate(task, result.passes, len(result.verdicts))
+        cell = (task.family, task.level)
+        self.cells[cell] = self.cells.get(cell, CellStats()).add(result.passes, len(result.verdicts))
         agreement = consistency(task, result.responses).to_dict()  # tier 3: the group is k samples
         for response, verdict in zip(result.responses, result.verdicts):
             self.bank.record_attempt(task, verdict.is_correct)
@@ -176,12 +195,6 @@ class CoevolvingFeed:
         speaks_for_level = task.family in self.states and task.level == self.level_of(task.family)
         if speaks_for_level and result.source in CURRICULUM_SOURCES:
             self._update_curriculum(task.family, [v.is_correct for v in result.verdicts])
-
-    def _update_estimate(self, task: Task, passes: int, n: int) -> None:
-        # The policy changes as it trains: older groups fade (ESTIMATE_MEMORY per new group).
-        old_passes, old_n = self.samples.get((task.family, task.level), (0.0, 0.0))
-        self.samples[(task.family, task.level)] = (ESTIMATE_MEMORY * old_passes + passes,
-                                                   ESTIMATE_MEMORY * old_n + n)
 
     def _update_curriculum(self, family: str, outcomes: list[bool]) -> None:
         state = self.states[family]

@@ -94,6 +94,20 @@ def test_pass_rate_estimates_are_smoothed_and_forget_old_groups(services):
     assert feed.estimate(item.task.family, item.task.level) > 0.75  # the policy changed: recent groups win
 
 
+def test_cells_are_weighted_by_their_share_of_mixed_groups_not_by_pass_rate(services):
+    feed = _feed(services, families=["negation_arithmetic"])
+    split = feed.hunt_item()  # half its groups solved k/k, half failed 0/k: a 50 % cell with no gradient
+    for outcome in (True, False, True, False):
+        feed.observe([_group(services, split, [outcome] * 4)])
+    assert abs(feed.estimate(split.task.family, split.task.level) - 0.5) < 0.1
+    assert feed.cell_weight(split.task.family, split.task.level) < 0.3
+    feed = _feed(services, families=["plain_arithmetic"])
+    mixed = feed.hunt_item()  # 3 of 4 right in every group: each group teaches something
+    for _ in range(4):
+        feed.observe([_group(services, mixed, [True, True, True, False])])
+    assert feed.cell_weight(mixed.task.family, mixed.task.level) > 0.75
+
+
 def test_pinned_families_are_not_probed_above_their_level(services):
     services.curriculum.save(FamilyState("negation_arithmetic", level="easy", pinned="easy"))
     feed = _feed(services, families=["negation_arithmetic"])

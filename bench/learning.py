@@ -57,9 +57,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                              "(ALICE's feed, GRPO on the 5-turn episode's final attempt); the summary needs alice "
                              "and static for every seed, which --from-raw can take from an earlier run")
     parser.add_argument("--out", default=str(ROOT / "assets"), help="where the JSON and PNGs go")
-    parser.add_argument("--from-raw", metavar="RAW.json", nargs="+",
+    parser.add_argument("--from-raw", metavar="RAW.json[:ARM,...]", nargs="+",
                         help="no training: summarize the arms saved by earlier runs (their learning_raw.json; "
-                             "several runs of the same settings and different seeds are summarized together)")
+                             "several runs of the same settings and different seeds are summarized together); "
+                             "RAW.json:static keeps only that file's static arms (e.g. to set a changed ALICE "
+                             "feed beside an earlier run's static baseline)")
     parser.add_argument("--arm", choices=(*ARM_SETTINGS, "overhead"), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)  # where a child process writes its arm
     args = parser.parse_args(argv)
@@ -163,6 +165,15 @@ def run_child(args: argparse.Namespace) -> int:
     return 0
 
 
+def load_raw(spec: str) -> dict:
+    """A saved raw run, ``path`` or ``path:arm,arm`` (only those arms kept)."""
+    from bench.learning_report import select_arms
+
+    path, _, arms = spec.rpartition(":") if ":" in Path(spec).name else (spec, "", "")
+    raw = json.loads(Path(path).read_text())
+    return select_arms(raw, arms.split(","), path) if arms else raw
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.arm:  # a child process: one arm, result as JSON
@@ -175,7 +186,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if args.from_raw:
         try:
-            raw = merge_raws([json.loads(Path(path).read_text()) for path in args.from_raw])
+            raw = merge_raws([load_raw(spec) for spec in args.from_raw])
         except (OSError, ValueError) as exc:
             raise SystemExit(f"--from-raw: {exc}") from None
         if len(args.from_raw) > 1:

@@ -156,6 +156,16 @@ def run_meta(args) -> dict:
     return {key: getattr(args, key, None) for key in RUN_KEYS}
 
 
+def select_arms(raw: dict, arms: list[str], name: str = "the raw run") -> dict:
+    """``raw`` with only ``arms`` in every seed; an arm no seed holds is refused."""
+    held = {arm for seed_arms in raw["runs"].values() for arm in seed_arms}
+    unknown = sorted(set(arms) - held)
+    if unknown:
+        raise ValueError(f"{name} holds no {', '.join(unknown)} arm (it has {', '.join(sorted(held))})")
+    runs = {seed: {arm: data for arm, data in seed_arms.items() if arm in arms} for seed, seed_arms in raw["runs"].items()}
+    return {**raw, "runs": {seed: seed_arms for seed, seed_arms in runs.items() if seed_arms}}
+
+
 def merge_raws(raws: list[dict]) -> dict:
     """One raw run from several saved ones (seeds or arms run on different days): they must have been
     asked the same thing (same meta) and hold different (seed, arm) pairs; the first step-time

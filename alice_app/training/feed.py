@@ -23,7 +23,7 @@ from random import Random
 from typing import Any, Callable, Iterator, Sequence
 
 from alice_app.config import TRAIN_SEED_LIMIT
-from alice_app.curriculum import in_zone, record_outcome
+from alice_app.curriculum import record_outcome
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import generate_task
 from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
@@ -45,15 +45,11 @@ CURRICULUM_SOURCES = ("hunt", "zone")
 @dataclass(frozen=True)
 class CellStats:
     """A cell's recent groups, each older group discounted by ``ESTIMATE_MEMORY`` per new one."""
-    passes: float = 0.0  # completions judged correct
-    completions: float = 0.0
     mixed: float = 0.0  # groups with both right and wrong completions
     groups: float = 0.0
 
     def add(self, passes: int, n: int) -> "CellStats":
-        keep = ESTIMATE_MEMORY
-        return CellStats(keep * self.passes + passes, keep * self.completions + n,
-                         keep * self.mixed + (0 < passes < n), keep * self.groups + 1)
+        return CellStats(ESTIMATE_MEMORY * self.mixed + (0 < passes < n), ESTIMATE_MEMORY * self.groups + 1)
 
 
 @dataclass(frozen=True)
@@ -111,11 +107,6 @@ class CoevolvingFeed:
     def level_of(self, family: str) -> str:
         state = self.states[family]
         return state.pinned or state.level
-
-    def estimate(self, family: str, level: str) -> float | None:
-        """The cell's pass rate, Laplace-smoothed over recent groups; None before its first group."""
-        stats = self.cells.get((family, level))
-        return None if stats is None else (stats.passes + 1) / (stats.completions + 2)
 
     def mixed_share(self, family: str, level: str) -> float | None:
         """The cell's share of mixed-outcome groups, Laplace-smoothed over recent groups; None before the first."""
@@ -202,12 +193,6 @@ class CoevolvingFeed:
             state = record_outcome(state, correct, self.config)
         self.states[family] = state
         self.curriculum.save(state)
-
-    def in_zone_share(self) -> float | None:
-        """Share of the families whose current-level estimate lies in the zone (for the UI/bench)."""
-        estimates = (self.estimate(f, self.level_of(f)) for f in self.families)
-        known = [p for p in estimates if p is not None]
-        return sum(in_zone(p, self.config.zone) for p in known) / len(known) if known else None
 
 
 def static_items(families: Sequence[str], size: int, seed: int,

@@ -135,6 +135,22 @@ def test_raw_runs_of_other_seeds_are_summarized_together_and_mismatches_refused(
         bench.main(["--from-raw", str(paths[0]), str(tmp_path / "missing.json"), "--out", str(out)])
 
 
+def test_a_changed_feed_is_summarized_beside_an_earlier_runs_static_arms(bench, tmp_path):
+    earlier, changed = _raw(bench, [0, 1]), _raw(bench, [0, 1])
+    changed["runs"] = {seed: {"alice": _arm(0.0, [(5, 0.4)], 0.9, [0.1], 0.5)} for seed in ("0", "1")}
+    (tmp_path / "earlier.json").write_text(json.dumps(earlier))
+    (tmp_path / "changed.json").write_text(json.dumps(changed))
+    with pytest.raises(SystemExit, match="more than one raw run"):  # both files hold alice arms
+        bench.main(["--from-raw", str(tmp_path / "earlier.json"), str(tmp_path / "changed.json"),
+                    "--out", str(tmp_path / "out")])
+    assert bench.main(["--from-raw", f"{tmp_path / 'earlier.json'}:static", str(tmp_path / "changed.json"),
+                       "--out", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "learning_results.json").read_text())
+    assert summary["aggregate"]["alice"]["negation_easy"]["mean"] == pytest.approx(0.9)
+    with pytest.raises(SystemExit, match="holds no episode arm \(it has alice, static\)"):
+        bench.main(["--from-raw", f"{tmp_path / 'earlier.json'}:episode", "--out", str(tmp_path / "out")])
+
+
 def test_an_episode_arm_run_later_is_reported_beside_the_compared_arms(bench):
     episode_only = _raw(bench, [0])
     episode_only["runs"] = {"0": {"episode": _arm(0.0, [(5, 0.3)], 0.5, [0.2], 0.4)}}

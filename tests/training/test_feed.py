@@ -65,7 +65,7 @@ def test_observing_a_group_feeds_pass_rate_bank_and_curriculum(services):
     assert services.bank.query().rows[0]["times_seen"] == 2
     state = services.curriculum.load([item.task.family])[item.task.family]
     assert state.outcomes == (True, False, False, True)
-    assert feed.estimate(item.task.family, "easy") == 0.5  # (2 + 1) / (4 + 2)
+    assert feed.mixed_share(item.task.family, "easy") == 2 / 3  # one mixed group: (1 + 1) / (1 + 2)
 
 
 def test_solved_families_are_promoted_and_fade_from_the_hunt(services):
@@ -75,23 +75,21 @@ def test_solved_families_are_promoted_and_fade_from_the_hunt(services):
     assert {feed.hunt_item().task.level for _ in range(10)} == {"medium", "hard"}
     for _ in range(5):
         feed.observe([_group(services, _hunted(feed, "plain_arithmetic", "medium"), [True] * 4)])
-    medium = feed.estimate("plain_arithmetic", "medium")
-    assert medium is not None and medium > 0.9
     assert feed.cell_weight("plain_arithmetic", "medium") < 0.4  # a solved cell fades ...
     assert feed.cell_weight("plain_arithmetic", "medium") >= MIN_CELL_WEIGHT  # ... but is still probed
 
 
-def test_pass_rate_estimates_are_smoothed_and_forget_old_groups(services):
+def test_mixed_shares_are_smoothed_and_forget_old_groups(services):
     feed = _feed(services, families=["negation_arithmetic"])
     item = feed.hunt_item()
-    assert feed.estimate(item.task.family, item.task.level) is None
-    assert feed.cell_weight(item.task.family, item.task.level) == 1.0  # unmeasured: worth measuring
+    cell = (item.task.family, item.task.level)
+    assert feed.mixed_share(*cell) is None
+    assert feed.cell_weight(*cell) == 1.0  # unmeasured: worth measuring
     feed.observe([_group(services, item, [False] * 4)])
-    after_failures = feed.estimate(item.task.family, item.task.level)
-    assert 0 < after_failures < 0.25  # one failed group does not declare a cell hopeless
+    assert feed.mixed_share(*cell) == 1 / 3  # one uniform group does not retire a cell
     for _ in range(4):
-        feed.observe([_group(services, item, [True] * 4)])
-    assert feed.estimate(item.task.family, item.task.level) > 0.75  # the policy changed: recent groups win
+        feed.observe([_group(services, item, [True, False, True, False])])
+    assert feed.mixed_share(*cell) > 5 / 7  # above the undiscounted (4 + 1) / (5 + 2): recent groups win
 
 
 def test_cells_are_weighted_by_their_share_of_mixed_groups_not_by_pass_rate(services):
@@ -99,7 +97,6 @@ def test_cells_are_weighted_by_their_share_of_mixed_groups_not_by_pass_rate(serv
     split = feed.hunt_item()  # half its groups solved k/k, half failed 0/k: a 50 % cell with no gradient
     for outcome in (True, False, True, False):
         feed.observe([_group(services, split, [outcome] * 4)])
-    assert abs(feed.estimate(split.task.family, split.task.level) - 0.5) < 0.1
     assert feed.cell_weight(split.task.family, split.task.level) < 0.3
     feed = _feed(services, families=["plain_arithmetic"])
     mixed = feed.hunt_item()  # 3 of 4 right in every group: each group teaches something

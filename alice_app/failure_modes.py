@@ -5,7 +5,7 @@ Families fill ``Task.metadata`` with ``distractors`` (numbers the task says to i
 between), ``negated`` and ``alternatives`` (answers a confused reader would give). A wrong
 answer is matched against them, most specific explanation first:
 
-format → distractor_echo → negation_flip (another candidate) → operator_confusion (one operator
+hedged (the answer line offered several values) → format → distractor_echo → negation_flip (another candidate) → operator_confusion (one operator
 swapped, parentheses dropped, or strictly left to right) → alternatives (negation_flip when the
 task is negated, else operator_confusion) → off_by_one → other.
 """
@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping
 
 from . import arithmetic
 from .numbers import canonical, to_fraction
-from .types import Task, Verdict
+from .types import HEDGED, Task, Verdict
 
 _SYMBOLS = {"+": "+", "plus": "+", "add": "+", "-": "-", "−": "-", "minus": "-", "sub": "-",
             "*": "×", "×": "×", "x": "×", "times": "×", "mul": "×", "/": "÷", "÷": "÷", "div": "÷"}
@@ -34,6 +34,8 @@ def label_failure(task: Task, verdict: Verdict) -> str:
     """The failure mode of a wrong verdict (one of FAILURE_MODES); "other" for a correct one."""
     if verdict.is_correct:
         return "other"
+    if (verdict.details.get("tier1") or {}).get("method") == HEDGED:
+        return HEDGED
     return diagnose(task, verdict.extracted).mode
 
 

@@ -28,12 +28,14 @@ def check_seed(seed: object) -> int:
 # what the policy is shown before it answers.
 TURN_KINDS: tuple[str, ...] = ("attempt", "feedback", "reflection", "hint", "final")
 
+HEDGED = "hedged"  # tier 1's method for an answer line offering several values, and its failure mode
 FAILURE_MODES: tuple[str, ...] = (
     "distractor_echo",  # answered the number it was told to ignore
     "operator_confusion",  # applied the wrong operator (e.g. a - b for a + b)
     "negation_flip",  # answered the complement (e.g. the larger when asked for NOT the larger)
     "off_by_one",  # within one of the right answer
     "format",  # no answer could be extracted
+    HEDGED,  # the answer line offered several values ("7 or 8") instead of committing to one
     "unstable",  # right, but k sampled answers disagree (tier 3): luck rather than skill
     "other",
 )

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import latex
 from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS, NUMBER_WORDS_RE, normalise, plain_number
+from ..types import HEDGED  # the method of a reply whose last answer line offers several values
 
 WINDOW = 4000  # characters read from each end of a reply
 SEGMENT = 200  # characters read after an answer marker
@@ -43,7 +44,6 @@ _PARENTHESES_RE = re.compile(r"\([^()]*\)")
 _HEDGE_RE = re.compile(
     rf"\s*\(?\s*(?:{_JOINERS}\s*)+[-−]?\d[\d.,/]*"
     r"\s*(?:$|[.,;!?)\n]|\bor\b|\band\b)", re.IGNORECASE)
-HEDGED = "hedged"  # the method of a reply whose last answer line offers several values
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
 _OPERATOR_NEXT_RE = re.compile(r"\s*(?:\*\*|[-+*/×÷·^−]|\\times|\\cdot|\\div)\s*[\d({\\]")
 _EXPRESSION_RE = re.compile(r"(?:[\d\s(){}.+\-*/×÷·^−]|\\times|\\cdot|\\div)+")

@@ -28,6 +28,16 @@ def test_a_correct_verdict_is_not_a_failure():
     assert label_failure(_task(), Verdict(True, 1.0, "", 1, "10")) == "other"
 
 
+def test_a_hedged_answer_is_its_own_failure_mode_not_a_format_failure():
+    from alice_app.verify import VerifierStack
+
+    verifier = VerifierStack()
+    task = generate_task("negation_arithmetic", "easy", 3)
+    hedge = verifier.verify(task, f"Answer: {task.answer} or {int(task.answer) + 1}")
+    assert label_failure(task, hedge) == "hedged" and "hedged" in FAILURE_MODES
+    assert label_failure(task, verifier.verify(task, "I cannot tell.")) == "format"
+
+
 def test_alternatives_of_a_negated_task_are_negation_flips():
     task = _task(answer="17", operator="compare", operands=[17, 23], distractors=[], alternatives=[23])
     assert diagnose(task, "23").mode == "negation_flip"

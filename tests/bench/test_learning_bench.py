@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from bench import learning_report as report  # noqa: E402
+from bench import learning_report as report
 
 
 @pytest.fixture

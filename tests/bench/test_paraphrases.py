@@ -1,18 +1,16 @@
 """The hand-written paraphrase set: schema, checked answers, and no overlap with any template."""
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from bench.paraphrases import PATH, load_paraphrases, score_paraphrases  # noqa: E402
-from alice_app.tasks import family_names, generate_task  # noqa: E402
-from alice_app.tasks._common import ANSWER_FORMAT  # noqa: E402
-from alice_app.types import LEVELS  # noqa: E402
+from bench.paraphrases import PATH, load_paraphrases, score_paraphrases
+from alice_app.tasks import family_names, generate_task
+from alice_app.tasks._common import ANSWER_FORMAT
+from alice_app.types import LEVELS
 
 # Phrases the task templates are built from; a paraphrase must use none of them.
 TEMPLATE_PHRASES = ("the result is NOT", "the result is not", "the result isn't", "says that", "Which is NOT",

@@ -5,7 +5,6 @@ import fnmatch
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+
+from bench.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,12 +86,6 @@ def test_front_matter_is_a_docker_space_on_the_same_port():
     assert "openenv" in meta["tags"] and len(meta["short_description"]) <= 60
     colors = {"red", "yellow", "green", "blue", "indigo", "purple", "pink", "gray"}
     assert {meta["colorFrom"], meta["colorTo"]} <= colors
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_until_healthy(server: subprocess.Popen, base: str, seconds: float) -> None:

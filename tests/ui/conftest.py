@@ -2,18 +2,12 @@
 launched on a free 127.0.0.1 port."""
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 
 from alice_app.config import Settings
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from bench.server import free_port
 
 
 def make_services(data_dir: Path, **overrides):

@@ -7,17 +7,21 @@ reported as such). Only a bounded window of the reply is read, so a 1 MB string 
 as a short one, and every loop is capped.
 
 Two ways of naming no answer are recognised, so that neither can earn a reward: a last answer
-line that hedges between values ("Answer: 7 or 8", "Answer: 7, 8, 9") is method ``hedged`` with
-no answer, and a number the reply only negates ("Answer: not 7", "it isn't 14") is never taken as
-its answer, not even by the last-number guess.
+line that hedges between values ("Answer: 7 or 8", "Answer: 7, 8, 9"), names a range ("Answer: at
+least 7", "Answer: between 6 and 8", "Answer: 7 or more") or takes its value back on the same line
+("Answer: 7. Wait, no: 8.") is method ``hedged`` with no answer, and a number the reply only
+negates ("Answer: not 7", "it isn't 14") is never taken as its answer, not even by the last-number
+guess. Repeating one value ("Answer: 7, 7") is not a hedge.
 """
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 from . import latex
-from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS, NUMBER_WORDS_RE, normalise, plain_number
+from .. import arithmetic
+from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS, NUMBER_WORDS_RE, canonical, normalise, plain_number
 from ..types import HEDGED  # the method of a reply whose last answer line offers several values
 
 WINDOW = 4000  # characters read from each end of a reply
@@ -44,6 +48,16 @@ _PARENTHESES_RE = re.compile(r"\([^()]*\)")
 _HEDGE_RE = re.compile(
     rf"\s*\(?\s*(?:{_JOINERS}\s*)+[-−]?\d[\d.,/]*"
     r"\s*(?:$|[.,;!?)\n]|\bor\b|\band\b)", re.IGNORECASE)
+# A range instead of a value: "at least 7", "between 6 and 8", "7 or more", "more than 7".
+_RANGE_BEFORE_RE = re.compile(r"(?:at\s+(?:least|most)|(?:more|less|fewer|greater|higher|lower)\s+than|between|"
+                              r"up\s+to|no\s+(?:more|less|fewer)\s+than)\s", re.IGNORECASE)
+_RANGE_AFTER_RE = re.compile(r"\s*(?:or|and)\s+(?:more|less|fewer|greater|higher|lower|above|below|over|under)\b",
+                             re.IGNORECASE)
+# The reply takes its value back on the answer's own line: "7. Wait, no: 8", "7 <- actually 8".
+_RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+that|oops|sorry|make\s+(?:it|that))\b",
+                            re.IGNORECASE)
+_EXPONENT_RE = re.compile(r"[eE][-+]?\d")  # "2e3": scientific notation, not the number 2
+MAX_EXPONENT = 40
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
 _OPERATOR_NEXT_RE = re.compile(r"\s*(?:\*\*|[-+*/×÷·^−]|\\times|\\cdot|\\div)\s*[\d({\\]")
 _EXPRESSION_RE = re.compile(r"(?:[\d\s(){}.+\-*/×÷·^−]|\\times|\\cdot|\\div)+")
@@ -121,15 +135,23 @@ def _leading_answer(segment: str) -> str | None:
     tail = line[len(clause):]  # what follows the clause: ", 8, 9" after "Answer: 7"
     if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
         clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)
+    if _RANGE_BEFORE_RE.match(clause):
+        return HEDGED
     match = NUMBER_RE.match(clause)
-    if clause.startswith("(") or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
+    if match and _EXPONENT_RE.match(clause, match.end()):
+        return _scientific(clause)
+    if clause.startswith(("(", "-(", "−(")) or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
         return _arithmetic(clause)
     match = match or NUMBER_WORDS_RE.match(clause)
     if match:
-        rest = clause[match.end():]
-        if _ALTERNATIVE_RE.match(_PARENTHESES_RE.sub(" ", rest)) or _HEDGE_RE.match(rest + tail):
+        value, rest = normalise(match.group(0)), clause[match.end():]
+        offered = rest + tail.split("\n", 1)[0]
+        if _RANGE_AFTER_RE.match(rest) or _retracted(value, offered):
             return HEDGED
-        return normalise(match.group(0))
+        if (_ALTERNATIVE_RE.match(_PARENTHESES_RE.sub(" ", rest)) or _HEDGE_RE.match(rest + tail)) \
+                and not _repeats(value, offered):
+            return HEDGED
+        return value
     if clause.startswith(("±", "+/-")) or (line.startswith(("[", "{")) and
                                            len(NUMBER_RE.findall(line.split("\n", 1)[0])) > 1):
         return HEDGED  # "±7", "[7, 8]": a set of values
@@ -138,12 +160,45 @@ def _leading_answer(segment: str) -> str | None:
     return None
 
 
+def _values(text: str) -> set[str | None]:
+    return {normalise(m.group(0)) for m in NUMBER_RE.finditer(_NEGATED_NUMBER_RE.sub(" ", text))}
+
+
+def _repeats(value: str | None, offered: str) -> bool:
+    """"7, 7" or "7 7": the values offered beside the answer are all the answer itself."""
+    values = _values(offered)
+    return bool(values) and values == {value} and "±" not in offered and "+/-" not in offered
+
+
+def _retracted(value: str | None, offered: str) -> bool:
+    """"7. Wait, no: 8": after a retraction cue, the same line ends at a different value (not at
+    "Actually, 3 + 4 = 7", which checks the answer)."""
+    offered = _PARENTHESES_RE.sub(" ", offered)
+    cue = _RETRACTION_RE.search(offered)
+    if cue is None:
+        return False
+    last = _last_number(_NEGATED_NUMBER_RE.sub(" ", offered[cue.end():]))
+    return last is not None and last != value
+
+
+def _scientific(clause: str) -> str | None:
+    # "2e3" is 2000; an exponent past MAX_EXPONENT is kept as written (it equals no task's answer).
+    written = re.match(r"[-−+]?[\d.,]+[eE][-+]?\d+", clause).group(0).replace(",", "").replace("−", "-")
+    mantissa, _, exponent = written.lower().partition("e")
+    if abs(int(exponent)) > MAX_EXPONENT:
+        return written
+    return normalise(str(Fraction(mantissa) * Fraction(10) ** int(exponent)))
+
+
 def _arithmetic(clause: str) -> str | None:
     # "7 - 3" as the stated answer: evaluate it exactly (small expressions only).
     expression = _EXPRESSION_RE.match(clause).group(0)
     for old, new in _ASCII_OPERATORS:
         expression = expression.replace(old, new)
     expression = expression.strip()
+    exact = arithmetic.value(expression)  # + - × ÷ and parentheses: ALICE's own evaluator
+    if exact is not None:
+        return canonical(exact)
     if len(expression) > MAX_EXPRESSION_CHARS:  # math-verify reads long chains wrongly ("9^9^…" → 9)
         return expression[:SEGMENT]
     return _latex_answer(f"${expression}$" if "{" in expression else expression)

@@ -42,7 +42,11 @@ def test_answer_stated_early_in_a_very_long_reply():
                                   "Answer: 10 and 11.", "The answer is 9 or maybe 10", "Answer: 11\nAnswer: 10 or 11",
                                   "Answer: 10 11 12", "Answer: 10 | 11", "Answer: 10 ± 1", "Answer: ±10",
                                   "Answer: 10, or 11", "Answer: $10$ or $11$", "Answer: ten or eleven",
-                                  "Answer: [10, 11]", "Answer: {10, 11}", "Answer: 10 — or 11"])
+                                  "Answer: [10, 11]", "Answer: {10, 11}", "Answer: 10 — or 11",
+                                  "Answer: at least 10", "Answer: between 9 and 11", "Answer: 10 or more",
+                                  "Answer: more than 9", "Answer: up to 10", "Answer: 10 or fewer",
+                                  "Answer: 10. Wait, no: 11.", "Answer: 10 <- wrong, actually 11",
+                                  "Answer: 10. Actually eleven."])
 def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, text):
     assert locate_answer(text) == (None, "hedged")
     verdict = check(task, text)
@@ -56,6 +60,9 @@ def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, te
     ("It is 10 or 11.", "11"),  # no answer line: the last number stays a guess (left to the oracle)
     ("Answer: 10 (3 + 7)", "10"), ("Answer: 10 apples", "10"), ("Answer: 10, and 3 + 7 = 10 checks out", "10"),
     ("Answer: 10 (approximately)", "10"),
+    ("Answer: 10, 10", "10"), ("Answer: 10 10", "10"),  # one value said twice
+    ("Answer: 10. Actually, 3 + 7 = 10 confirms it.", "10"),  # a check after the answer, not a retraction
+    ("Answer: 10 (actually 3 + 7)", "10"), ("Answer: 10. Wait, it is not 11.", "10"),
 ])
 def test_what_is_not_a_hedge(text, expected):
     assert extract_answer(text) == expected
@@ -66,6 +73,14 @@ def test_what_is_not_a_hedge(text, expected):
     ("The result isn't 14.\n10", "10"), ("The answer is not obvious. 3 + 7 = 10", "10"),
 ])
 def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
+    assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Answer: 2e3", "2000"), ("Answer: 2.5e1", "25"), ("Answer: 1e999", "1e999"),  # never the number 1
+    ("Answer: -(-9)", "9"), ("Answer: -(3 - 10)", "7"),
+])
+def test_scientific_notation_and_a_leading_minus_are_read_whole(text, expected):
     assert extract_answer(text) == expected
 
 

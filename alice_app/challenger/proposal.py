@@ -44,13 +44,17 @@ MIN_TEMPLATE_CHARS, MAX_TEMPLATE_CHARS = 20, 300
 REASONS: tuple[str, ...] = (
     "empty", "too_long", "malformed", "unknown_op", "bad_characters", "template_length", "slot_syntax",
     "states_answer", "unknown_slot", "missing_operand", "no_distractor", "literal_number", "no_op_cue",
-    "wrong_expression", "near_duplicate",
+    "wrong_expression", "wrong_order", "near_duplicate",
 )
 
 _BRACED = re.compile(r"\{([^{}]*)\}")
 _PLAIN = re.compile(r"[a-z][a-z0-9_]{0,15}")
 # A written-out expression: slots joined by operators, with parentheses ("({a} + {b}) × {c}").
 _EXPRESSION = re.compile(r"\(*\{[a-z0-9_]+\}\)*(?:\s*[-+×*]\s*\(*\{[a-z0-9_]+\}\)*)+")
+# Wordings that ask for {b} − {a}, while op sub computes {a} − {b}: "subtract {a} from {b}",
+# "take {a} away from {b}", "{a} less than {b}".
+_REVERSED_SUB = re.compile(r"\b(?:subtract|take|deduct|remove)\s+\{a\}\s+(?:away\s+)?from\s+\{b\}"
+                           r"|\{a\}\s+(?:less|fewer)\s+than\s+\{b\}", re.IGNORECASE)
 _LINE = re.compile(r"^\s*(template|op)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _JSON_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", re.DOTALL)
 
@@ -202,6 +206,9 @@ def _check_wording(proposal: Proposal) -> None:
         if _squash(written) != _squash(SHAPES[proposal.op].expr):
             raise Rejected("wrong_expression", f"the wording writes out {written!r}, but op {proposal.op} computes "
                                                f"{SHAPES[proposal.op].expr}")
+    if proposal.op == "sub" and _REVERSED_SUB.search(proposal.template):
+        raise Rejected("wrong_order", "the wording asks for {b} − {a}, but op sub computes {a} − {b} "
+                                      "(write 'subtract {b} from {a}')")
     if proposal.op in OP_CUES:
         lowered = proposal.template.lower()
         if not any(cue in lowered for cue in OP_CUES[proposal.op]):

@@ -47,9 +47,17 @@ def test_line_format_and_json_format_parse_to_the_same_proposal():
     ("TEMPLATE: What is {a} + {b} × {c} + {claim2}? Others say {claim2}. Wrong. What is {a} + {b} + {c}?\n"
      "OP: add3", "wrong_expression"),  # accepted by the first bench run: now caught
     ("TEMPLATE: If the result is NOT {claim}, what is {a} - {b}?\nOP: add", "wrong_expression"),
+    ("TEMPLATE: Subtract {a} from {b} to obtain {claim}.\nOP: sub", "wrong_order"),  # a novel proposal of the bench
+    ("TEMPLATE: Take {a} away from {b}; it is not {claim}.\nOP: sub", "wrong_order"),
+    ("TEMPLATE: What is {a} less than {b}? Not {claim}.\nOP: sub", "wrong_order"),
 ])
 def test_bad_proposals_are_rejected_with_their_reason(raw, reason):
     assert reason_of(raw) == reason
+
+
+def test_a_subtraction_worded_in_the_op_s_order_is_valid():
+    proposal = parse_proposal("TEMPLATE: Subtract {b} from {a}; it is not {claim}.\nOP: sub")
+    assert proposal.op == "sub"
 
 
 def test_every_seed_template_is_valid_and_fills_without_stating_its_answer():

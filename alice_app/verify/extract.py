@@ -56,7 +56,7 @@ _RANGE_AFTER_RE = re.compile(r"\s*(?:or|and)\s+(?:more|less|fewer|greater|higher
 # The reply takes its value back on the answer's own line: "7. Wait, no: 8", "7 <- actually 8".
 _RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+that|oops|sorry|make\s+(?:it|that))\b",
                             re.IGNORECASE)
-_EXPONENT_RE = re.compile(r"[eE][-+]?\d")  # "2e3": scientific notation, not the number 2
+_EXPONENT_RE = re.compile(r"[eE][-+]?\d+")  # "2e3": scientific notation, not the number 2
 MAX_EXPONENT = 40
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
 _OPERATOR_NEXT_RE = re.compile(r"\s*(?:\*\*|[-+*/×÷·^−]|\\times|\\cdot|\\div)\s*[\d({\\]")
@@ -138,8 +138,9 @@ def _leading_answer(segment: str) -> str | None:
     if _RANGE_BEFORE_RE.match(clause):
         return HEDGED
     match = NUMBER_RE.match(clause)
-    if match and _EXPONENT_RE.match(clause, match.end()):
-        return _scientific(clause)
+    exponent = match and _EXPONENT_RE.match(clause, match.end())
+    if exponent:
+        return _scientific(match.group(0), exponent.group(0))
     if clause.startswith(("(", "-(", "−(")) or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
         return _arithmetic(clause)
     match = match or NUMBER_WORDS_RE.match(clause)
@@ -181,13 +182,12 @@ def _retracted(value: str | None, offered: str) -> bool:
     return last is not None and last != value
 
 
-def _scientific(clause: str) -> str | None:
+def _scientific(mantissa: str, exponent: str) -> str | None:
     # "2e3" is 2000; an exponent past MAX_EXPONENT is kept as written (it equals no task's answer).
-    written = re.match(r"[-−+]?[\d.,]+[eE][-+]?\d+", clause).group(0).replace(",", "").replace("−", "-")
-    mantissa, _, exponent = written.lower().partition("e")
-    if abs(int(exponent)) > MAX_EXPONENT:
-        return written
-    return normalise(str(Fraction(mantissa) * Fraction(10) ** int(exponent)))
+    power, base = int(exponent[1:]), normalise(mantissa)
+    if abs(power) > MAX_EXPONENT or base is None:
+        return mantissa + exponent
+    return normalise(str(Fraction(base) * Fraction(10) ** power))
 
 
 def _arithmetic(clause: str) -> str | None:

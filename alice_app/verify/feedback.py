@@ -7,8 +7,7 @@ answer, but never the expected value.
 from __future__ import annotations
 
 from ..failure_modes import asked_expression, diagnose
-from .extract import HEDGED
-from ..types import Task
+from ..types import HEDGED, Task
 
 FORMAT_HELP = (
     # No example number: it could be the very answer the policy is looking for.

@@ -56,6 +56,9 @@ _RANGE_AFTER_RE = re.compile(r"\s*(?:or|and)\s+(?:more|less|fewer|greater|higher
 # The reply takes its value back on the answer's own line: "7. Wait, no: 8", "7 <- actually 8".
 _RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+that|oops|sorry|make\s+(?:it|that))\b",
                             re.IGNORECASE)
+# ... or on a later line that opens by reconsidering it: "Answer: 7\nActually, it is 8", "\nHmm, or maybe 8".
+_RECONSIDERED_RE = re.compile(r"^\W*(?:(?:hmm+|um+|well)\W*)?(?:(?:wait|actually|correction|i\s+mean|scratch\s+that|"
+                              r"oops|sorry|or|maybe|perhaps|on\s+second\s+thought)\b|no\s*[,.!:;—-])", re.IGNORECASE)
 _EXPONENT_RE = re.compile(r"[eE][-+]?\d+")  # "2e3": scientific notation, not the number 2
 MAX_EXPONENT = 40
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
@@ -97,7 +100,7 @@ def _locate_in(text: str) -> tuple[str | None, str]:
         value = _latex_answer(text)
         if value is not None:
             return value, "latex"
-    value = _last_number(_NEGATED_NUMBER_RE.sub(" ", text))
+    value = _last_number(_unnegated(text))
     return value, ("last_number" if value is not None else "none")
 
 
@@ -146,8 +149,8 @@ def _leading_answer(segment: str) -> str | None:
     match = match or NUMBER_WORDS_RE.match(clause)
     if match:
         value, rest = normalise(match.group(0)), clause[match.end():]
-        offered = rest + tail.split("\n", 1)[0]
-        if _RANGE_AFTER_RE.match(rest) or _retracted(value, offered):
+        offered, _, later = (rest + tail).partition("\n")
+        if _RANGE_AFTER_RE.match(rest) or _retracted(value, offered) or _reconsidered(value, later):
             return HEDGED
         if (_ALTERNATIVE_RE.match(_PARENTHESES_RE.sub(" ", rest)) or _HEDGE_RE.match(rest + tail)) \
                 and not _repeats(value, offered):
@@ -161,8 +164,13 @@ def _leading_answer(segment: str) -> str | None:
     return None
 
 
+def _unnegated(text: str) -> str:
+    """``text`` without the numbers it says something is not ("not 14")."""
+    return _NEGATED_NUMBER_RE.sub(" ", text)
+
+
 def _values(text: str) -> set[str | None]:
-    return {normalise(m.group(0)) for m in NUMBER_RE.finditer(_NEGATED_NUMBER_RE.sub(" ", text))}
+    return {normalise(m.group(0)) for m in NUMBER_RE.finditer(_unnegated(text))}
 
 
 def _repeats(value: str | None, offered: str) -> bool:
@@ -178,8 +186,19 @@ def _retracted(value: str | None, offered: str) -> bool:
     cue = _RETRACTION_RE.search(offered)
     if cue is None:
         return False
-    last = _last_number(_NEGATED_NUMBER_RE.sub(" ", offered[cue.end():]))
+    last = _last_number(_unnegated(offered[cue.end():]))
     return last is not None and last != value
+
+
+def _reconsidered(value: str | None, later: str) -> bool:
+    """"Answer: 7\nActually, it is 8": a line after the answer's opens by reconsidering it and
+    ends at a different value (a line that does not, like "3 + 4 = 7 because ...", is ignored)."""
+    for line in later.split("\n"):
+        if _RECONSIDERED_RE.match(line):
+            last = _last_number(_unnegated(_PARENTHESES_RE.sub(" ", line)))
+            if last is not None and last != value:
+                return True
+    return False
 
 
 def _scientific(mantissa: str, exponent: str) -> str | None:

@@ -46,7 +46,8 @@ def test_answer_stated_early_in_a_very_long_reply():
                                   "Answer: at least 10", "Answer: between 9 and 11", "Answer: 10 or more",
                                   "Answer: more than 9", "Answer: up to 10", "Answer: 10 or fewer",
                                   "Answer: 10. Wait, no: 11.", "Answer: 10 <- wrong, actually 11",
-                                  "Answer: 10. Actually eleven."])
+                                  "Answer: 10. Actually eleven.", "Answer: 10\nActually no, it is 11.",
+                                  "Answer: 10\nHmm, or maybe 11", "Answer: 10\nNo, wait: 11", "Answer: 10\n\nOr 11"])
 def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, text):
     assert locate_answer(text) == (None, "hedged")
     verdict = check(task, text)
@@ -63,6 +64,8 @@ def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, te
     ("Answer: 10, 10", "10"), ("Answer: 10 10", "10"),  # one value said twice
     ("Answer: 10. Actually, 3 + 7 = 10 confirms it.", "10"),  # a check after the answer, not a retraction
     ("Answer: 10 (actually 3 + 7)", "10"), ("Answer: 10. Wait, it is not 11.", "10"),
+    ("Answer: 10\nActually, 3 + 7 = 10", "10"), ("Answer: 10\nNo distractor was used; 14 was ignored.", "10"),
+    ("Answer: 10\nOrder matters: 3 + 7", "10"), ("Answer: 10\nWell, the result is NOT 14.", "10"),
 ])
 def test_what_is_not_a_hedge(text, expected):
     assert extract_answer(text) == expected

@@ -56,6 +56,46 @@ def render(shape: Shape, operands: Sequence[int]) -> tuple[str, str]:
     return shape.expr.format(**values), (shape.text or shape.expr).format(**values)
 
 
+# How a prompt asks for the expression. "symbols" is every level's wording ("what is 3 + 4?"); the
+# others say the same thing in other words, for the hunt's mutations and for training on more
+# varied wordings (TrainConfig.rephrase_share). Only the words change: numbers and answer do not.
+PHRASINGS = ("symbols", "words", "how_much", "work_out", "verb")
+_OPERATOR_WORDS = ((" + ", " plus "), (" - ", " minus "), (" × ", " times "))
+# Shapes an instruction can name directly ("add 3 and 4", "subtract 2 from 7").
+_VERBS = {"add": "add {a} and {b}", "sum_words": "add {a} and {b}", "sub": "subtract {b} from {a}",
+          "add3": "add {a}, {b} and {c}", "mul": "multiply {a} by {b}"}
+
+
+def in_words(text: str) -> str:
+    """'3 + 4 × 5' -> '3 plus 4 times 5' (parentheses kept)."""
+    for symbol, word in _OPERATOR_WORDS:
+        text = text.replace(symbol, word)
+    return text
+
+
+def ask(shape: Shape, operands: Sequence[int], phrasing: str = "symbols") -> tuple[str, str]:
+    """(request, closing mark): how a prompt asks for the expression, in lower case without its
+    closing "?" or ".", so a family can put a clause before or after it ("If …, add 3 and 4.")."""
+    _, text = render(shape, operands)
+    if phrasing == "words":
+        return f"what is {in_words(text)}", "?"
+    if phrasing == "how_much":
+        return f"how much is {in_words(text)}", "?"
+    if phrasing == "work_out":
+        return f"work out {text}", "."
+    if phrasing == "verb":
+        verb = _VERBS.get(shape.name)
+        if verb is None:
+            return f"calculate {in_words(text)}", "."
+        return verb.format(**dict(zip(shape.fields, operands))), "."
+    return f"what is {text}", "?"
+
+
+def sentence(request: str, mark: str) -> str:
+    """'what is 3 + 4', '?' -> 'What is 3 + 4?'."""
+    return request[:1].upper() + request[1:] + mark
+
+
 def sample_operands(shape: Shape, rng: Random, digits: int) -> tuple[int, ...]:
     low, high = digits_range(digits)
     values = [rng.randint(low, high) for _ in range(shape.arity)]
@@ -85,23 +125,28 @@ def check_distracted_arithmetic(config, forms: Sequence[str], templates: Sequenc
     check_int("distractors", config.distractors, 1, 3)
     check_int("operand_digits", config.operand_digits, 1, 3)
     check_choice("clause_position", config.clause_position, CLAUSE_POSITIONS)
+    check_choice("phrasing", getattr(config, "phrasing", "symbols"), PHRASINGS)
     if config.operands is not None:
         check_operands(config.operands, SHAPES[config.template].arity)
 
 
-# The params of the arithmetic families whose prompt names distractor values.
+# The params of the arithmetic families whose prompt names distractor values; the phrased ones
+# (whose question is asked in words, not only as an expression) add ``phrasing``.
 DISTRACTED_PARAMS = ("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands")
+PHRASED_PARAMS = DISTRACTED_PARAMS + ("phrasing",)
 
 
-def distracted_choices(forms: Sequence[str]) -> dict[str, tuple]:
+def distracted_choices(forms: Sequence[str], phrased: bool = False) -> dict[str, tuple]:
     """The values ``mutate`` may move each param to (templates stay within their level)."""
-    return {"negation_form": tuple(forms), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
-            "clause_position": CLAUSE_POSITIONS}
+    choices = {"negation_form": tuple(forms), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
+               "clause_position": CLAUSE_POSITIONS}
+    return {**choices, "phrasing": PHRASINGS} if phrased else choices
 
 
-def distracted_metadata(config, operands: Sequence[int], expr: str, distractors: Sequence[int]) -> dict:
+def distracted_metadata(config, operands: Sequence[int], expr: str, distractors: Sequence[int],
+                        params: Sequence[str] = DISTRACTED_PARAMS) -> dict:
     """Task metadata; ``params`` is the task's shape without its numbers, which a repair variant keeps."""
     return {"template": config.template, "operands": list(operands), "operator": SHAPES[config.template].expr,
             "expression": expr, "distractors": list(distractors), "negated": True,
             "alternatives": list(confusions(expr)),
-            "params": {name: getattr(config, name) for name in DISTRACTED_PARAMS if name != "operands"}}
+            "params": {name: getattr(config, name) for name in params if name != "operands"}}

@@ -8,7 +8,7 @@ and are not menu families (the verifier needs no registration to check them).
 from __future__ import annotations
 
 from alice_app.tasks import negated_comparison, plain_arithmetic
-from alice_app.tasks._arith import SHAPES, evaluate, render
+from alice_app.tasks._arith import SHAPES, ask, evaluate, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
 from alice_app.tasks.registry import has_control, register_control
 from alice_app.types import Task
@@ -27,8 +27,10 @@ def twin(task: Task, family: str, question: str, answer, hint: str, **metadata) 
                           **metadata})
 
 
-def _expression_text(task: Task) -> str:
-    return render(SHAPES[task.metadata["template"]], task.metadata["operands"])[1]
+def _question(task: Task) -> str:
+    """The family task's question, asked plainly in the same words ("What is 3 + 4?", "Add 3 and 4.")."""
+    shape, phrasing = SHAPES[task.metadata["template"]], task.metadata["params"].get("phrasing", "symbols")
+    return sentence(*ask(shape, task.metadata["operands"], phrasing))
 
 
 def plain_twin(task: Task) -> Task:
@@ -38,7 +40,7 @@ def plain_twin(task: Task) -> Task:
 
 
 def false_claim_twin(task: Task) -> Task:
-    return twin(task, "false_claim_control", f"What is {_expression_text(task)}?", int(task.answer),
+    return twin(task, "false_claim_control", _question(task), int(task.answer),
                 "Evaluate the expression.")
 
 

@@ -8,14 +8,17 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
-    DISTRACTED_PARAMS,
+    PHRASED_PARAMS,
+    PHRASINGS,
     SHAPES,
+    ask,
     check_distracted_arithmetic,
     distracted_choices,
     distracted_metadata,
     evaluate,
     render,
     sample_operands,
+    sentence,
     tempting_values,
 )
 from alice_app.tasks._common import make_task, resolve
@@ -40,6 +43,7 @@ class FalseClaimConfig:
     distractors: int = field(default=1, metadata={"help": "how many wrong claims are made (1-3)"})
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "claims before (start) or after (end) the question"})
+    phrasing: str = field(default="symbols", metadata={"help": "how the question is asked: " + ", ".join(PHRASINGS)})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "FalseClaimConfig":
@@ -61,11 +65,11 @@ def generate(level: str, seed: int, params: dict) -> Task:
     expr, text = render(shape, operands)
     claimed = tempting_values(expr, rng, config.distractors)
     claims = claims_sentence(text, claimed, config.negation_form)
-    question = f"What is {text}?"
+    question = sentence(*ask(shape, operands, config.phrasing))
     prompt = f"{claims} {question}" if config.clause_position == "start" else f"{question} {claims}"
     hint = ("The stated results are wrong on purpose: do not copy them or adjust them. "
             f"Evaluate the expression yourself: {shape.words}.")
-    metadata = distracted_metadata(config, operands, expr, claimed)
+    metadata = distracted_metadata(config, operands, expr, claimed, PHRASED_PARAMS)
     return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -86,6 +90,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Ignore confidently stated wrong results and compute the expression",
     generate=generate,
-    params=DISTRACTED_PARAMS,
-    choices=distracted_choices(FORMS),
+    params=PHRASED_PARAMS,
+    choices=distracted_choices(FORMS, phrased=True),
 ))

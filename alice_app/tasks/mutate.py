@@ -14,7 +14,8 @@ from alice_app.tasks.registry import generate_task, get_family
 from alice_app.types import Task
 
 # "numbers" (same structure, new seed) is the fallback for families with no other axis.
-MUTATION_AXES: tuple[str, ...] = ("negation_form", "distractors", "operand_digits", "clause_position", "numbers")
+MUTATION_AXES: tuple[str, ...] = ("negation_form", "distractors", "operand_digits", "clause_position", "phrasing",
+                                  "numbers")
 
 
 def available_axes(task: Task) -> list[str]:

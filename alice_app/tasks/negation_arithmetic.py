@@ -9,14 +9,17 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
-    DISTRACTED_PARAMS,
+    PHRASED_PARAMS,
+    PHRASINGS,
     SHAPES,
+    ask,
     check_distracted_arithmetic,
     distracted_choices,
     distracted_metadata,
     evaluate,
     render,
     sample_operands,
+    sentence,
     tempting_values,
 )
 from alice_app.tasks._common import make_task, resolve
@@ -37,6 +40,7 @@ class NegationArithmeticConfig:
     distractors: int = field(default=1, metadata={"help": "how many values the NOT-clause names (1-3)"})
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "NOT-clause before (start) or after (end) the question"})
+    phrasing: str = field(default="symbols", metadata={"help": "how the question is asked: " + ", ".join(PHRASINGS)})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "NegationArithmeticConfig":
@@ -54,14 +58,15 @@ def generate(level: str, seed: int, params: dict) -> Task:
     config = NegationArithmeticConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
     shape = SHAPES[config.template]
     operands = config.operands or sample_operands(shape, rng, config.operand_digits)
-    expr, text = render(shape, operands)
+    expr, _ = render(shape, operands)
     distractors = tempting_values(expr, rng, config.distractors)
     clause = negation_clause(config.negation_form, distractors)
-    question = (f"If {clause}, what is {text}?" if config.clause_position == "start"
-                else f"What is {text}, given that {clause}?")
+    request, mark = ask(shape, operands, config.phrasing)
+    question = (f"If {clause}, {request}{mark}" if config.clause_position == "start"
+                else sentence(f"{request}, given that {clause}", mark))
     hint = (f"The NOT-clause only names values to rule out; they take no part in the calculation. "
             f"Ignore them and evaluate the expression itself: {shape.words}.")
-    metadata = distracted_metadata(config, operands, expr, distractors)
+    metadata = distracted_metadata(config, operands, expr, distractors, PHRASED_PARAMS)
     return make_task(NAME, level, seed, params, question=question, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -83,6 +88,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Ignore the values a NOT-clause rules out and compute the expression",
     generate=generate,
-    params=DISTRACTED_PARAMS,
-    choices=distracted_choices(FORMS),
+    params=PHRASED_PARAMS,
+    choices=distracted_choices(FORMS, phrased=True),
 ))

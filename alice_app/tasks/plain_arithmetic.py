@@ -7,7 +7,7 @@ It deliberately reuses negation_arithmetic's config and level table (so the numb
 from __future__ import annotations
 
 from alice_app.tasks import negation_arithmetic
-from alice_app.tasks._arith import SHAPES, render
+from alice_app.tasks._arith import PHRASINGS, SHAPES, ask, sentence
 from alice_app.tasks._common import make_task
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
@@ -24,13 +24,15 @@ def from_twin(twin: Task, params: dict | None = None) -> Task:
     """The plain sum of a negation_arithmetic task (its control twin): same numbers, no NOT-clause."""
     meta = twin.metadata
     shape = SHAPES[meta["template"]]
-    _, text = render(shape, meta["operands"])
+    phrasing = meta["params"].get("phrasing", "symbols")
     hint = f"There is nothing to rule out here; evaluate the expression: {shape.words}."
     metadata = {"template": meta["template"], "operands": meta["operands"], "operator": meta["operator"],
                 "expression": meta["expression"], "distractors": [], "negated": False,
                 "alternatives": meta["alternatives"],
-                "params": {"template": meta["template"], "operand_digits": meta["params"]["operand_digits"]}}
-    return make_task(NAME, twin.level, twin.seed, params or {}, question=f"What is {text}?", answer=int(twin.answer),
+                "params": {"template": meta["template"], "operand_digits": meta["params"]["operand_digits"],
+                           "phrasing": phrasing}}
+    question = sentence(*ask(shape, meta["operands"], phrasing))
+    return make_task(NAME, twin.level, twin.seed, params or {}, question=question, answer=int(twin.answer),
                      hint=hint, metadata=metadata)
 
 
@@ -41,6 +43,6 @@ FAMILY = register(Family(
     description="Control: negation_arithmetic's sums with no NOT-clause",
     generate=generate,
     core=False,
-    params=("template", "operand_digits", "operands"),
-    choices={"operand_digits": (1, 2, 3)},
+    params=("template", "operand_digits", "phrasing", "operands"),
+    choices={"operand_digits": (1, 2, 3), "phrasing": PHRASINGS},
 ))

@@ -73,6 +73,9 @@ class TrainConfig:
     no_format_share: float = field(default=0.0, metadata=_help(
         "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
         "always keeps it)"))
+    rephrase_share: float = field(default=0.0, metadata=_help(
+        "share of training prompts asked in other words ('add 3 and 4.', 'how much is 3 plus 4?' for 'what is "
+        "3 + 4?'; same numbers and answer; evaluation keeps the default wording)"))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
@@ -92,7 +95,7 @@ class TrainConfig:
                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {self.lr_schedule!r}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
-        for name in ("warmup_ratio", "no_format_share"):
+        for name in ("warmup_ratio", "no_format_share", "rephrase_share"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         _check(0 <= self.consistency_penalty <= 1,
                f"consistency_penalty must be between 0 and 1, not {self.consistency_penalty}")

@@ -129,8 +129,10 @@ class TrainingJob:
     def _launch(self, request: RunRequest, runner: Callable[[Any, RunRequest], str] | None = None) -> None:
         self._request = request
         self._finished.clear()
-        self._ensure_scheduler().add_job(self._run, args=[request, runner or self.runner], id=JOB_ID,
-                                         replace_existing=True, max_instances=1, misfire_grace_time=None)
+        # One job id per run: APScheduler removes a one-shot job after starting it, and a shared id
+        # would let that removal take away the next run's job when runs follow each other quickly.
+        self._ensure_scheduler().add_job(self._run, args=[request, runner or self.runner],
+                                         id=f"{JOB_ID}-{request.run_id}", max_instances=1, misfire_grace_time=None)
 
     def _run(self, request: RunRequest, runner: Callable[[Any, RunRequest], str]) -> None:
         runs = self.services.runs

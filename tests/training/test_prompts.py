@@ -11,3 +11,29 @@ def test_a_share_of_training_prompts_lose_the_format_line_deterministically():
     assert all(build(t) == build(t) for t in tasks[:20])
     assert all(training_messages(0.0)(t) == task_messages(t) for t in tasks[:20])
     assert all(ANSWER_FORMAT not in training_messages(1.0)(t)[-1]["content"] for t in tasks[:20])
+
+
+def test_a_share_of_training_prompts_are_asked_in_other_words_with_the_same_numbers():
+    tasks = [generate_task(family, "medium", seed) for family in ("negation_arithmetic", "false_claim")
+             for seed in range(200)]
+    build = training_messages(rephrase_share=0.5)
+    changed = [t for t in tasks if build(t) != task_messages(t)]
+    assert 150 <= len(changed) <= 250
+    assert all(build(t) == build(t) for t in changed[:20])
+    for task in changed:
+        prompt = build(task)[-1]["content"]
+        assert all(str(n) in prompt for n in task.metadata["operands"] + task.metadata["distractors"])
+        assert ANSWER_FORMAT in prompt
+    wordings = {build(t)[-1]["content"].split(",")[1].split()[0] for t in changed
+                if t.family == "negation_arithmetic" and t.metadata["params"]["clause_position"] == "start"}
+    assert wordings >= {"add", "work", "how", "what"}
+    assert all(training_messages(rephrase_share=0.0)(t) == task_messages(t) for t in tasks[:20])
+
+
+def test_tasks_without_the_default_wording_are_never_rephrased():
+    other = generate_task("exclusion_counting", "easy", 1)  # a family with no phrasings
+    given = generate_task("negation_arithmetic", "easy", 1, phrasing="verb")
+    fixed = generate_task("negation_arithmetic", "easy", 1, operands=(2, 5))  # its numbers are not the seed's
+    build = training_messages(rephrase_share=1.0)
+    assert build(other) == task_messages(other) and build(given) == task_messages(given)
+    assert build(fixed) == task_messages(fixed)

@@ -5,7 +5,8 @@ Families fill ``Task.metadata`` with ``distractors`` (numbers the task says to i
 between), ``negated`` and ``alternatives`` (answers a confused reader would give). A wrong
 answer is matched against them, most specific explanation first:
 
-hedged (the answer line offered several values) → format → distractor_echo → negation_flip
+hedged (the answer line offered several values) → format (no answer, or a computation left undone:
+"Answer: 3 + 4") → distractor_echo → negation_flip
 (another candidate) → operator_confusion (one operator swapped, parentheses dropped, or strictly
 left to right) → alternatives (negation_flip when the task is negated, else operator_confusion) →
 off_by_one → other.

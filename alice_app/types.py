@@ -29,6 +29,7 @@ def check_seed(seed: object) -> int:
 TURN_KINDS: tuple[str, ...] = ("attempt", "feedback", "reflection", "hint", "final")
 
 HEDGED = "hedged"  # tier 1's method for an answer line offering several values, and its failure mode
+UNEVALUATED = "unevaluated"  # tier 1's method for an answer line that restates a computation ("Answer: 3 + 4")
 FAILURE_MODES: tuple[str, ...] = (
     "distractor_echo",  # answered the number it was told to ignore
     "operator_confusion",  # applied the wrong operator (e.g. a - b for a + b)

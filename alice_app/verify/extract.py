@@ -22,7 +22,7 @@ from typing import Any
 from . import latex
 from .. import arithmetic
 from ..numbers import NUMBER, NUMBER_RE, NUMBER_WORDS, NUMBER_WORDS_RE, canonical, normalise, plain_number
-from ..types import HEDGED  # the method of a reply whose last answer line offers several values
+from ..types import HEDGED, UNEVALUATED  # methods: several values offered; a computation left undone
 
 WINDOW = 4000  # characters read from each end of a reply
 SEGMENT = 200  # characters read after an answer marker
@@ -40,7 +40,7 @@ _NEGATED_NUMBER_RE = re.compile(rf"\b(?:not|isn't|is\s+not|n't\s+be)\s+(?:equal\
                                 re.IGNORECASE)
 # After the answer's value, inside its clause: another value offered beside it ("7 or 8", "7 8",
 # "7 | 8", "7 ± 1", "seven or eight"); a parenthesis ("7 (3 + 4)") explains and is skipped.
-_JOINERS = r"(?:[,;|\\±–—-]|\+/-|\bor\b|\band\b|\bto\b|\bnor\b|\bmaybe\b|\bperhaps\b|\bpossibly\b)"
+_JOINERS = r"(?:[,;|\\±–—&-]|\.{2,}|…|\+/-|\bor\b|\band\b|\bto\b|\bnor\b|\bmaybe\b|\bperhaps\b|\bpossibly\b)"
 _ALTERNATIVE_RE = re.compile(rf"\s*[$*]*\s*(?:{_JOINERS}\s*)*[$*]*\s*(?:[-−]?\d|{NUMBER_WORDS})", re.IGNORECASE)
 _PARENTHESES_RE = re.compile(r"\([^()]*\)")
 # After the clause: a list that goes on ("7, 8, 9", "7 (or 8)"), ending there, so "Answer: 7, 8 is
@@ -53,12 +53,15 @@ _RANGE_BEFORE_RE = re.compile(r"(?:at\s+(?:least|most)|(?:more|less|fewer|greate
                               r"up\s+to|no\s+(?:more|less|fewer)\s+than)\s", re.IGNORECASE)
 _RANGE_AFTER_RE = re.compile(r"\s*(?:or|and)\s+(?:more|less|fewer|greater|higher|lower|above|below|over|under)\b",
                              re.IGNORECASE)
-# The reply takes its value back on the answer's own line: "7. Wait, no: 8", "7 <- actually 8".
-_RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+that|oops|sorry|make\s+(?:it|that))\b",
+# The reply takes its value back, or doubts it, on the answer's own line: "7. Wait, no: 8", "7 <- actually 8",
+# "7. Maybe 8", "7, but it could be 8".
+_RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+that|oops|sorry|make\s+(?:it|that)|"
+                            r"maybe|perhaps|possibly|or\s+rather|unless|(?:could|might)\s+(?:also\s+)?be)\b",
                             re.IGNORECASE)
 # ... or on a later line that opens by reconsidering it: "Answer: 7\nActually, it is 8", "\nHmm, or maybe 8".
 _RECONSIDERED_RE = re.compile(r"^\W*(?:(?:hmm+|um+|well)\W*)?(?:(?:wait|actually|correction|i\s+mean|scratch\s+that|"
                               r"oops|sorry|or|maybe|perhaps|on\s+second\s+thought)\b|no\s*[,.!:;—-])", re.IGNORECASE)
+_HEDGE = (None, HEDGED)
 _EXPONENT_RE = re.compile(r"[eE][-+]?\d+")  # "2e3": scientific notation, not the number 2
 MAX_EXPONENT = 40
 _CLAUSE_END_RE = re.compile(r"\n|[.;!?](?:\s|$)|,\s|\s(?:because|since|so|as)\b", re.IGNORECASE)
@@ -111,26 +114,26 @@ def _locate_explicit(text: str) -> tuple[str | None, str]:
     whole = text.strip(" \t\n.!") if len(text) <= SEGMENT else ""
     if whole and NUMBER_WORDS_RE.fullmatch(whole):
         return normalise(whole), "plain"
-    for finder, method in ((_after_markers, "marker"), (_boxed, "boxed")):
-        value = finder(text)
-        if value == HEDGED:
-            return None, HEDGED
-        if value is not None:
-            return value, method
-    return None, "none"
+    found = _after_markers(text)
+    if found[0] is not None or found[1] == HEDGED:
+        return found
+    value = _boxed(text)
+    return (value, "boxed") if value is not None else (None, "none")
 
 
-def _after_markers(text: str) -> str | None:
+def _after_markers(text: str) -> tuple[str | None, str]:
     # The last "Answer:" wins (a hedge there is the reply's final word: HEDGED); only the last few
     # are tried, so a reply made of thousands of markers cannot make extraction slow.
     for match in list(_MARKER_RE.finditer(text))[-MAX_MARKERS:][::-1]:
-        value = _leading_answer(text[match.end() : match.end() + SEGMENT])
-        if value is not None:
-            return value
-    return None
+        found = _leading_answer(text[match.end() : match.end() + SEGMENT])
+        if found is not None:
+            return found
+    return None, "none"
 
 
-def _leading_answer(segment: str) -> str | None:
+def _leading_answer(segment: str) -> tuple[str | None, str] | None:
+    """(value, "marker"); (value, UNEVALUATED) for a computation left as the answer; (None, HEDGED); or
+    None when the segment holds no answer."""
     line = segment.lstrip(_LEAD_CHARS.replace("(", ""))
     clause = _CLAUSE_END_RE.split(line, maxsplit=1)[0]
     if _NEGATED_RE.match(clause):  # "the answer is not 14, ..." names what the answer is not
@@ -139,29 +142,43 @@ def _leading_answer(segment: str) -> str | None:
     if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
         clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)
     if _RANGE_BEFORE_RE.match(clause):
-        return HEDGED
+        return _HEDGE
     match = NUMBER_RE.match(clause)
     exponent = match and _EXPONENT_RE.match(clause, match.end())
     if exponent:
-        return _scientific(match.group(0), exponent.group(0))
+        return _marked(_scientific(match.group(0), exponent.group(0)))
     if clause.startswith(("(", "-(", "−(")) or (match and _OPERATOR_NEXT_RE.match(clause, match.end())):
-        return _arithmetic(clause)
+        return _evaluated(clause)
     match = match or NUMBER_WORDS_RE.match(clause)
     if match:
         value, rest = normalise(match.group(0)), clause[match.end():]
         offered, _, later = (rest + tail).partition("\n")
         if _RANGE_AFTER_RE.match(rest) or _retracted(value, offered) or _reconsidered(value, later):
-            return HEDGED
+            return _HEDGE
         if (_ALTERNATIVE_RE.match(_PARENTHESES_RE.sub(" ", rest)) or _HEDGE_RE.match(rest + tail)) \
                 and not _repeats(value, offered):
-            return HEDGED
-        return value
+            return _HEDGE
+        return _marked(value)
     if clause.startswith(("±", "+/-")) or (line.startswith(("[", "{")) and
                                            len(NUMBER_RE.findall(line.split("\n", 1)[0])) > 1):
-        return HEDGED  # "±7", "[7, 8]": a set of values
+        return _HEDGE  # "±7", "[7, 8]": a set of values
     if clause.startswith("\\"):
-        return _latex_answer("$" + clause.strip(" .$") + "$")
+        return _marked(_latex_answer("$" + clause.strip(" .$") + "$"))
     return None
+
+
+def _marked(value: str | None) -> tuple[str, str] | None:
+    return (value, "marker") if value is not None else None
+
+
+def _evaluated(clause: str) -> tuple[str, str] | None:
+    """An answer written as a computation ("Answer: 3 + 4", "Answer: (3 + 4) × 2"): its exact value,
+    as UNEVALUATED, since the reply restated what it was asked to work out; "(7)" is just 7."""
+    value = _arithmetic(clause)
+    if value is None:
+        return None
+    bare = plain_number(_EXPRESSION_RE.match(clause).group(0).replace("(", " ").replace(")", " ").strip())
+    return (value, "marker") if bare is not None else (value, UNEVALUATED)
 
 
 def _unnegated(text: str) -> str:

@@ -7,7 +7,7 @@ answer, but never the expected value.
 from __future__ import annotations
 
 from ..failure_modes import asked_expression, diagnose
-from ..types import HEDGED, Task
+from ..types import HEDGED, UNEVALUATED, Task
 
 FORMAT_HELP = (
     # No example number: it could be the very answer the policy is looking for.
@@ -22,6 +22,10 @@ HEDGE_HELP = (
     "Your answer line offers more than one value, and a hedge is not an answer. Commit to one: "
     "end with a final line 'Answer: <number>' holding a single number."
 )
+UNEVALUATED_HELP = (
+    "Your answer line writes out a computation instead of its result. Work it out and end with a "
+    "final line 'Answer: <number>' holding the single number it comes to."
+)
 ORACLE_UNAVAILABLE = "The semantic oracle is unavailable, so this rests on the programmatic check alone"
 
 
@@ -32,6 +36,8 @@ def write_feedback(task: Task, is_correct: bool, extracted: str | None, method: 
         return f"Correct: {extracted} is the right answer." if extracted else "Correct."
     if method == HEDGED:
         return HEDGE_HELP
+    if method == UNEVALUATED:
+        return UNEVALUATED_HELP
     diagnosis = diagnose(task, extracted)
     if diagnosis.mode == "format":
         return TEXT_FORMAT_HELP if task.wants_text_answer else FORMAT_HELP

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..types import Task
 from . import latex
-from .extract import HEDGED, SEGMENT, WINDOW, extract_answer, locate_answer, marker_text, text_answer
+from .extract import HEDGED, SEGMENT, UNEVALUATED, WINDOW, extract_answer, locate_answer, marker_text, text_answer
 from ..numbers import normalise, to_fraction
 
 __all__ = ["Tier1Result", "answers_equal", "check", "extract_answer", "family_scorer", "locate_answer"]
@@ -58,6 +58,8 @@ def check(task: Task, response: str, scorer: Scorer | None = None) -> Tier1Resul
     expected = normalise(task.answer)
     if expected is None:
         return _check_text(task, response, answer, method)
+    if method == UNEVALUATED:  # "Answer: 3 + 4" restates the question: no reward for copying it
+        return Tier1Result(True, False, None, "the answer line is a computation, not its value", method)
     if answer is None:
         if method == HEDGED:  # "Answer: 7 or 8": decided wrong, whichever value is right
             return Tier1Result(True, False, None, "the answer line offers more than one value", method)

@@ -68,7 +68,7 @@ def test_the_readme_documents_the_exact_formula():
     assert REWARD_FORMULA in (root / "README.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("hedge", ["Answer: 7 or 8", "Answer: 6, 7, 8", "Answer: 7 ± 1"])
+@pytest.mark.parametrize("hedge", ["Answer: 7 or 8", "Answer: 6, 7, 8", "Answer: 7 ± 1", "Answer: 7. Maybe 8."])
 def test_a_hedge_that_contains_the_right_answer_earns_nothing(hedge):
     from alice_app.tasks import generate_task
     from alice_app.verify.stack import VerifierStack
@@ -78,3 +78,16 @@ def test_a_hedge_that_contains_the_right_answer_earns_nothing(hedge):
         a=task.answer, b=int(task.answer) - 1, c=int(task.answer) + 1)
     verdict = VerifierStack().verify(task, hedge)
     assert not verdict.is_correct and compute_reward(verdict, 1, hedge, []).total == 0.0
+
+
+def test_the_question_copied_onto_the_answer_line_earns_nothing():
+    from alice_app.failure_modes import label_failure
+    from alice_app.tasks import generate_task
+    from alice_app.verify.feedback import UNEVALUATED_HELP
+    from alice_app.verify.stack import VerifierStack
+
+    task = generate_task("negation_arithmetic", "easy", 3)  # "If the result is NOT 10, what is 1 + 8?"
+    reply = f"Answer: {task.metadata['expression']}"
+    verdict = VerifierStack().verify(task, reply)
+    assert not verdict.is_correct and compute_reward(verdict, 1, reply, []).total == 0.0
+    assert verdict.feedback == UNEVALUATED_HELP and label_failure(task, verdict) == "format"

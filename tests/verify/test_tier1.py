@@ -47,7 +47,9 @@ def test_answer_stated_early_in_a_very_long_reply():
                                   "Answer: more than 9", "Answer: up to 10", "Answer: 10 or fewer",
                                   "Answer: 10. Wait, no: 11.", "Answer: 10 <- wrong, actually 11",
                                   "Answer: 10. Actually eleven.", "Answer: 10\nActually no, it is 11.",
-                                  "Answer: 10\nHmm, or maybe 11", "Answer: 10\nNo, wait: 11", "Answer: 10\n\nOr 11"])
+                                  "Answer: 10\nHmm, or maybe 11", "Answer: 10\nNo, wait: 11", "Answer: 10\n\nOr 11",
+                                  "Answer: 10 but it could be 11", "Answer: 10. Maybe 11.", "Answer: 10 ... or 11",
+                                  "Answer: 10 & 11", "Answer: 10, or rather 11", "Answer: 10 … 11"])
 def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, text):
     assert locate_answer(text) == (None, "hedged")
     verdict = check(task, text)
@@ -85,6 +87,20 @@ def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
 ])
 def test_scientific_notation_and_a_leading_minus_are_read_whole(text, expected):
     assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Answer: 7 + 3", "Answer: (7 + 3)", "Answer: 11 - 1", "Answer: 2 × 5",
+                                  "Answer: -(-10)", "The answer is 5 × 2", "Answer: 7+3."])
+def test_a_computation_left_as_the_answer_is_decided_wrong(task, text):
+    # The prompt's own expression copied onto the answer line would otherwise earn the full reward.
+    assert locate_answer(text)[1] == "unevaluated"
+    verdict = check(task, text)
+    assert verdict.decided and not verdict.is_correct and verdict.extracted is None
+
+
+@pytest.mark.parametrize("text", ["Answer: 7 + 3 = 10", "Answer: (10)", "Answer: 10 (7 + 3)", "Answer: 20/2"])
+def test_a_computation_carried_to_its_value_is_an_answer(task, text):
+    assert check(task, text).is_correct
 
 
 def test_method_says_how_sure_the_extraction_is():

@@ -184,6 +184,23 @@ def training_defaults() -> dict[str, Any]:
     return TrainConfig().to_dict()
 
 
+# Settings the Training tab does not offer as boxes: the top row has its own widgets (mode, feed, model,
+# steps); lists and the vLLM switch are set from the CLI or a YAML recipe.
+TRAINING_FORM_SKIP = ("mode", "feed", "model", "steps", "families", "lora_targets", "report_to", "use_vllm",
+                      "vllm_mode")
+
+
+def training_form_fields() -> list[tuple[str, str, Any, tuple[str, ...]]]:
+    """(name, help, default, choices) of every TrainConfig setting the Training tab's form shows, in
+    the dataclass's order, from TrainConfig itself (its field help, as the CLI flags use it)."""
+    from dataclasses import fields
+
+    from alice_app.training.config import TrainConfig
+
+    return [(f.name, f.metadata["help"], f.default, f.metadata.get("choices", ())) for f in fields(TrainConfig)
+            if f.name not in TRAINING_FORM_SKIP]
+
+
 def training_config(values: Mapping[str, Any]):
     """A validated TrainConfig from plain values; unknown or mistyped settings raise ValueError."""
     from alice_app.training.config import TrainConfig

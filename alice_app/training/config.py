@@ -15,22 +15,31 @@ LR_SCHEDULES: tuple[str, ...] = ("constant", "linear", "cosine")
 REPORTERS: tuple[str, ...] = ("tensorboard", "trackio", "wandb")  # TRL/transformers integrations
 VLLM_MODES: tuple[str, ...] = ("colocate", "server")
 MAX_STEPS = 100_000  # far beyond any run this workbench makes; a typo of 10**9 steps must not validate
+# (field, lowest, highest) of the whole-number sizes; the highest values are far beyond any sensible run.
+SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
+    ("num_generations", 2, 256), ("prompts_per_step", 1, 256), ("max_completion_length", 1, 4096),
+    ("lora_rank", 1, 1024), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
+    ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 10_000),
+    ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000),
+)
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
 )
 
 
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
+def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Field metadata: the help that the CLI flags and the Training tab's form show, and the values a
+    form offers for a setting with a fixed set of them."""
+    return {"help": text, "choices": choices} if choices else {"help": text}
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     mode: str = field(default="grpo", metadata=_help("grpo: one-turn GRPO; episode: GRPO on the final "
-                                                     "attempt of a 5-turn episode; dpo: DPO on banked pairs"))
+                                                     "attempt of a 5-turn episode; dpo: DPO on banked pairs", MODES))
     feed: str = field(default="coevolve", metadata=_help("coevolve: prompts drawn live from the curriculum, "
                                                          "bank and discrimination zone; static: a uniform fixed "
-                                                         "dataset of the same families (the benchmark baseline)"))
+                                                         "dataset of the same families (the benchmark baseline)", FEEDS))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))
@@ -60,12 +69,14 @@ class TrainConfig:
                                                            "before/after evaluation; 0 skips it"))
     eval_max_tokens: int = field(default=48, metadata=_help("tokens per answer in the evaluation"))
     dpo_max_pairs: int = field(default=256, metadata=_help("pairs exported from the bank for a DPO run"))
-    loss_type: str = field(default="dapo", metadata=_help("TRL's GRPO loss normalisation: " + ", ".join(LOSS_TYPES)))
+    loss_type: str = field(default="dapo", metadata=_help("TRL's GRPO loss normalisation: " + ", ".join(LOSS_TYPES),
+                                                                 LOSS_TYPES))
     epsilon_high: float = field(default=0.0, metadata=_help("upper clip range (DAPO's clip-higher); 0 = same as "
                                                             "the lower one (0.2)"))
     mask_truncated_completions: bool = field(default=False, metadata=_help("leave completions cut off at "
                                                                            "max_completion_length out of the loss"))
-    lr_schedule: str = field(default="constant", metadata=_help("learning-rate schedule: " + ", ".join(LR_SCHEDULES)))
+    lr_schedule: str = field(default="constant", metadata=_help("learning-rate schedule: " + ", ".join(LR_SCHEDULES),
+                                                                          LR_SCHEDULES))
     warmup_ratio: float = field(default=0.0, metadata=_help("share of the steps spent warming the lr up from 0"))
     consistency_penalty: float = field(default=0.0, metadata=_help(
         "subtracted from the reward when the final answer contradicts the reply's own last computed result "
@@ -81,7 +92,7 @@ class TrainConfig:
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
                                                          "vllm`); see docs/scaling.md"))
     vllm_mode: str = field(default="colocate", metadata=_help("colocate: vLLM shares the training GPUs; server: a "
-                                                              "separate `trl vllm-serve` process"))
+                                                              "separate `trl vllm-serve` process", VLLM_MODES))
 
     def validate(self) -> "TrainConfig":
         _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
@@ -101,20 +112,14 @@ class TrainConfig:
                f"consistency_penalty must be between 0 and 1, not {self.consistency_penalty}")
         _check(self.num_generations >= 2, "num_generations must be at least 2: GRPO compares completions "
                                           f"within a group (got {self.num_generations})")
-        _check(self.prompts_per_step >= 1, f"prompts_per_step must be at least 1, not {self.prompts_per_step}")
-        _check(1 <= self.max_completion_length <= 4096,
-               f"max_completion_length must be between 1 and 4096 tokens, not {self.max_completion_length}")
+        for name, low, high in SIZE_BOUNDS:  # a typo of 10**9 must fail here, not as an out-of-memory crash
+            value = getattr(self, name)
+            _check(low <= value <= high, f"{name} must be between {low:,} and {high:,}, not {value:,}")
         _check(0 < self.learning_rate < 1, f"learning_rate must be in (0, 1), not {self.learning_rate}")
         _check(self.beta >= 0, f"beta must be 0 or more, not {self.beta}")
         _check(self.dpo_beta > 0, f"dpo_beta must be positive, not {self.dpo_beta}")
         _check(self.temperature > 0, f"temperature must be positive, not {self.temperature}")
-        _check(self.lora_rank >= 1 and self.lora_alpha >= 1, "lora_rank and lora_alpha must be at least 1")
         _check(bool(self.lora_targets), "lora_targets must name at least one module (e.g. q_proj)")
-        _check(self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, not {self.checkpoint_every}")
-        _check(self.static_size >= 1, f"static_size must be at least 1, not {self.static_size}")
-        _check(self.eval_n_per_cell >= 0, f"eval_n_per_cell must be 0 or more, not {self.eval_n_per_cell}")
-        _check(self.eval_max_tokens >= 1, f"eval_max_tokens must be at least 1, not {self.eval_max_tokens}")
-        _check(self.dpo_max_pairs >= 1, f"dpo_max_pairs must be at least 1, not {self.dpo_max_pairs}")
         _check(set(self.report_to) <= set(REPORTERS),
                f"report_to takes {', '.join(REPORTERS)}, not {', '.join(sorted(set(self.report_to) - set(REPORTERS)))}")
         _check(self.vllm_mode in VLLM_MODES, f"vllm_mode must be one of {', '.join(VLLM_MODES)}, not {self.vllm_mode!r}")

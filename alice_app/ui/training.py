@@ -19,25 +19,27 @@ MODES = ("grpo", "episode", "dpo", "coevolve")
 # Radio labels: "coevolve" alone would read like the prompt feed of the same name.
 MODE_LABELS = {"coevolve": "challenger + solver (coevolve)"}
 POLL_SECONDS = 2.0
-# Form box → (TrainConfig field, label, whole number, lowest, highest).
-NUMBERS = (
-    ("steps", "Steps", True, 1, 100_000),
-    ("learning_rate", "Learning rate", False, 1e-8, 1.0),
-    ("num_generations", "Completions per prompt (GRPO group)", True, 2, 64),
-    ("beta", "KL beta", False, 0.0, 10.0),
-    ("temperature", "Sampling temperature", False, 0.01, 5.0),
-    ("max_completion_length", "Max completion tokens", True, 1, 4096),
-    ("lora_rank", "LoRA rank", True, 1, 256),
-    ("eval_n_per_cell", "Held-out tasks per family × level (0 = no eval)", True, 0, 1000),
-)
+STEPS_LABEL = "Steps"
+SETTINGS_PER_ROW = 4
 
 
-def config_from_form(settings, mode, feed, model, *numbers):
+def form_value(name: str, default, choices, value):
+    """A box of the settings form as the type of TrainConfig's default (ValueError names the box);
+    ranges are TrainConfig.validate's to check, so the form and the CLI refuse the same values."""
+    if isinstance(default, bool):
+        return bool(value)
+    if choices or isinstance(default, str):
+        return str(value if value is not None else "")
+    number = inputs.parse_number(name, value, whole=isinstance(default, int))
+    return number if isinstance(default, int) else float(number)
+
+
+def config_from_form(settings, mode, feed, model, steps, *setting_values):
     """A validated TrainConfig from the form; every bad box is named in the message (ValueError)."""
-    values = {"mode": mode, "feed": feed, "model": svc.check_training_model(settings, model)}
-    for (name, label, whole, low, high), value in zip(NUMBERS, numbers):
-        values[name] = inputs.parse_number(label, value, whole=whole, low=low, high=high)
-        values[name] = values[name] if whole else float(values[name])
+    values = {"mode": mode, "feed": feed, "model": svc.check_training_model(settings, model),
+              "steps": inputs.parse_number(STEPS_LABEL, steps, whole=True, low=1)}
+    for (name, _, default, choices), value in zip(svc.training_form_fields(), setting_values):
+        values[name] = form_value(name, default, choices, value)
     return svc.training_config(values)
 
 
@@ -52,9 +54,27 @@ def _label(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
-def _split(numbers) -> tuple[tuple, tuple]:
-    """The form's boxes: TrainConfig's (NUMBERS), then the co-evolution ones."""
-    return tuple(numbers[:len(NUMBERS)]), tuple(numbers[len(NUMBERS):])
+def _split(boxes) -> tuple[tuple, tuple]:
+    """The form's boxes after mode, feed and model: steps and TrainConfig's settings, then the co-evolution ones."""
+    count = 1 + len(svc.training_form_fields())
+    return tuple(boxes[:count]), tuple(boxes[count:])
+
+
+def _setting_box(name: str, help: str, default, choices):
+    if isinstance(default, bool):
+        return gr.Checkbox(default, label=name, info=help)
+    if choices:
+        return gr.Dropdown(list(choices), value=default, label=name, info=help)
+    return gr.Textbox(f"{default:g}" if isinstance(default, float) else str(default), label=name, info=help)
+
+
+def _setting_boxes() -> list:
+    """One box per TrainConfig setting of the form, named as its CLI flag, its help underneath."""
+    fields, boxes = svc.training_form_fields(), []
+    for first in range(0, len(fields), SETTINGS_PER_ROW):
+        with gr.Row():
+            boxes += [_setting_box(*field) for field in fields[first:first + SETTINGS_PER_ROW]]
+    return boxes
 
 
 def expected_time(services, mode, feed, model, *numbers) -> str:
@@ -173,10 +193,11 @@ def build(services) -> dict:
         feed = gr.Radio(["coevolve", "static"], value=defaults["feed"], label="Prompt feed")
         model = gr.Textbox(services.settings.model_name, label="Model to train",
                            info="A Hugging Face id or a local folder; checked before Start.")
-        steps = gr.Textbox(str(defaults["steps"]), label="Steps")
+        steps = gr.Textbox(str(defaults["steps"]), label=STEPS_LABEL, info="optimizer steps of the run")
     with gr.Accordion("Advanced: hyper-parameters", open=False):
-        with gr.Row():
-            advanced = [gr.Textbox(f"{defaults[name]:g}", label=label) for name, label, *_ in NUMBERS[1:]]
+        gr.Markdown("Every other training setting, named as in `python -m alice_app train --help` and a YAML "
+                    "recipe; ranges are checked before Start.")
+        advanced = _setting_boxes()
     with gr.Accordion("Co-evolution (mode coevolve): a challenger writes wordings, the solver trains on them",
                       open=False):
         with gr.Row():

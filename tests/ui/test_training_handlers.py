@@ -10,9 +10,13 @@ REQUEST = SimpleNamespace(client=SimpleNamespace(host="192.0.2.7"))
 
 
 def form(services, steps="2", **changes):
-    values = {"mode": "grpo", "feed": "coevolve", "model": services.settings.model_name, "steps": steps,
-              "learning_rate": "1e-4", "num_generations": "4", "beta": "0", "temperature": "1",
-              "max_completion_length": "16", "lora_rank": "4", "eval_n_per_cell": "0", **changes}
+    """The Training tab's boxes in order: its defaults as a user sees them, with ``changes`` typed in."""
+    from alice_app.services import training_form_fields
+
+    values = {"mode": "grpo", "feed": "coevolve", "model": services.settings.model_name, "steps": steps}
+    values.update({name: default if isinstance(default, bool) or choices else str(default)
+                   for name, _, default, choices in training_form_fields()})
+    values.update({"max_completion_length": "16", "lora_rank": "4", "eval_n_per_cell": "0", **changes})
     return tuple(values.values())
 
 
@@ -25,12 +29,16 @@ def test_training_start_needs_the_password_and_valid_settings(admin_services):
 
 
 @pytest.mark.parametrize("changes, message", [  # issue 14: clear messages, never Gradio's "Error"
-    ({"steps": "0"}, "Steps must be between 1 and 100,000"),
-    ({"steps": "1e9"}, "Steps must be between 1 and 100,000"),
+    ({"steps": "0"}, "Steps must be between 1 and"),
+    ({"steps": "1e9"}, "steps must be at most 100000"),
     ({"steps": "ten"}, "Steps: 'ten' is not a number"),
     ({"steps": ""}, "Steps is blank"),
-    ({"learning_rate": "inf"}, "Learning rate: 'inf' is not a finite number"),
-    ({"lora_rank": "18446744073709551616"}, "LoRA rank must be between 1 and 256"),
+    ({"learning_rate": "inf"}, "learning_rate: 'inf' is not a finite number"),
+    ({"lora_rank": "18446744073709551616"}, "lora_rank must be between 1 and 1,024"),
+    ({"prompts_per_step": "1e9"}, "prompts_per_step must be between 1 and 256"),
+    ({"num_generations": "2.5"}, "num_generations must be a whole number"),
+    ({"warmup_ratio": "1.5"}, "warmup_ratio must be between 0 and 1"),
+    ({"lr_schedule": "<script>"}, "lr_schedule must be one of constant, linear, cosine"),
     ({"model": "./no/such/folder"}, "neither a local model folder"),
     ({"model": "not a model id"}, "neither a local model folder"),
 ])
@@ -50,6 +58,22 @@ def test_the_expected_time_is_shown_before_start(services):
     services.runs.set_status(run_id, "stopped")
     assert f"40 steps × 3.0 s" in training.expected_time(services, *form(services, steps="40"))
     assert f"measured in run #{run_id}" in training.expected_time(services, *form(services, steps="40"))
+
+
+def test_the_form_offers_every_recipe_setting_and_passes_it_on(services):
+    """The settings boxes come from TrainConfig: what the learning bench sets (lr schedule, prompts per
+    step, rephrased prompts) can be set in the tab, and reaches the config as typed."""
+    from alice_app.services import training_form_fields
+
+    names = [name for name, *_ in training_form_fields()]
+    assert {"prompts_per_step", "lr_schedule", "warmup_ratio", "rephrase_share", "loss_type", "qlora"} <= set(names)
+    assert not {"mode", "steps", "families", "use_vllm"} & set(names)
+    values = form(services, prompts_per_step="1", lr_schedule="cosine", warmup_ratio="0.1", rephrase_share="0.5",
+                  mask_truncated_completions=True)
+    config = training.config_from_form(services.settings, *values)
+    assert (config.prompts_per_step, config.lr_schedule, config.warmup_ratio, config.rephrase_share) == \
+        (1, "cosine", 0.1, 0.5)
+    assert config.mask_truncated_completions and config.steps == 2 and config.lora_rank == 4
 
 
 def test_stop_without_a_run(services):

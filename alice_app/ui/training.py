@@ -193,7 +193,7 @@ def build(services) -> dict:
         feed = gr.Radio(["coevolve", "static"], value=defaults["feed"], label="Prompt feed")
         model = gr.Textbox(services.settings.model_name, label="Model to train",
                            info="A Hugging Face id or a local folder; checked before Start.")
-        steps = gr.Textbox(str(defaults["steps"]), label=STEPS_LABEL, info="optimizer steps of the run")
+        steps = gr.Textbox(str(defaults["steps"]), label=STEPS_LABEL)
     with gr.Accordion("Advanced: hyper-parameters", open=False):
         gr.Markdown("Every other training setting, named as in `python -m alice_app train --help` and a YAML "
                     "recipe; ranges are checked before Start.")

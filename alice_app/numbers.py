@@ -32,6 +32,24 @@ NUMBER_WORDS = rf"(?:(?:minus|negative)\s+)?\b{_WORD}\b(?:(?:[\s-]+and)?[\s-]+\b
 NUMBER_WORDS_RE = re.compile(NUMBER_WORDS, re.IGNORECASE)
 
 
+def spell(number: int) -> str:
+    """An integer in words, as the parser above reads them: 7 -> "seven", 42 -> "forty-two",
+    -305 -> "minus three hundred five" (|number| < 1,000,000)."""
+    if number < 0:
+        return "minus " + spell(-number)
+    if number >= 1000:
+        if number >= 10**6:
+            raise ValueError(f"spell covers numbers below a million, not {number}")
+        rest = number % 1000
+        return spell(number // 1000) + " thousand" + (f" {spell(rest)}" if rest else "")
+    if number >= 100:
+        rest = number % 100
+        return f"{_UNITS[number // 100]} hundred" + (f" {spell(rest)}" if rest else "")
+    if number >= 20:
+        return _TENS[number // 10 - 2] + (f"-{_UNITS[number % 10]}" if number % 10 else "")
+    return _UNITS[number]
+
+
 def to_fraction(text: str) -> Fraction | None:
     """The exact value of a numeral ("7", "-3", "7.0", "3/4", "1,000", "seven"), else None."""
     text = text.strip()

@@ -10,6 +10,7 @@ from random import Random
 from typing import Sequence
 
 from alice_app.arithmetic import confusions, evaluate, order_mistakes  # noqa: F401  (names the families import)
+from alice_app.numbers import spell
 from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, check_operands, digits_range
 
 
@@ -58,8 +59,9 @@ def render(shape: Shape, operands: Sequence[int]) -> tuple[str, str]:
 
 # How a prompt asks for the expression. "symbols" is every level's wording ("what is 3 + 4?"); the
 # others say the same thing in other words, for the hunt's mutations and for training on more
-# varied wordings (TrainConfig.rephrase_share). Only the words change: numbers and answer do not.
-PHRASINGS = ("symbols", "words", "how_much", "work_out", "verb")
+# varied wordings (TrainConfig.rephrase_share). Only the words change: the values and answer do not
+# ("spelled" writes the operands out: "what is seven plus four?").
+PHRASINGS = ("symbols", "words", "how_much", "work_out", "verb", "spelled", "value_of")
 _OPERATOR_WORDS = ((" + ", " plus "), (" - ", " minus "), (" × ", " times "))
 # Shapes an instruction can name directly ("add 3 and 4", "subtract 2 from 7").
 _VERBS = {"add": "add {a} and {b}", "sum_words": "add {a} and {b}", "sub": "subtract {b} from {a}",
@@ -76,7 +78,11 @@ def in_words(text: str) -> str:
 def ask(shape: Shape, operands: Sequence[int], phrasing: str = "symbols") -> tuple[str, str]:
     """(request, closing mark): how a prompt asks for the expression, in lower case without its
     closing "?" or ".", so a family can put a clause before or after it ("If …, add 3 and 4.")."""
+    if phrasing == "spelled":
+        return f"what is {in_words(render(shape, [spell(n) for n in operands])[1])}", "?"
     _, text = render(shape, operands)
+    if phrasing == "value_of":
+        return f"find the value of {text}", "."
     if phrasing == "words":
         return f"what is {in_words(text)}", "?"
     if phrasing == "how_much":

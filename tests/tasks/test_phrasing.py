@@ -31,6 +31,15 @@ def test_the_instruction_names_the_operation_in_the_right_order():
     assert ask(SHAPES["paren_mul"], (1, 2, 3), "verb") == ("calculate (1 plus 2) times 3", ".")  # no verb: words
     assert ask(SHAPES["sub"], (9, 2), "how_much") == ("how much is 9 minus 2", "?")
     assert in_words("4 × (3 - 1)") == "4 times (3 minus 1)"
+    assert ask(SHAPES["mixed"], (7, 12, 3), "spelled") == ("what is seven plus twelve times three", "?")
+    assert ask(SHAPES["add"], (7, 4), "value_of") == ("find the value of 7 + 4", ".")
+
+
+@pytest.mark.parametrize("number", [0, 7, 13, 20, 42, 99, 100, 105, 999, 1000, 1234, -5, -305, 540321])
+def test_spelled_numbers_read_back_as_the_same_number(number):
+    from alice_app.numbers import spell, words_to_fraction
+
+    assert words_to_fraction(spell(number)) == number
 
 
 def test_the_clause_reads_before_or_after_an_instruction():

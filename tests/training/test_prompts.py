@@ -1,3 +1,4 @@
+from alice_app.numbers import spell
 from alice_app.tasks import generate_task
 from alice_app.tasks._common import ANSWER_FORMAT
 from alice_app.training.prompts import task_messages, training_messages
@@ -22,11 +23,13 @@ def test_a_share_of_training_prompts_are_asked_in_other_words_with_the_same_numb
     assert all(build(t) == build(t) for t in changed[:20])
     for task in changed:
         prompt = build(task)[-1]["content"]
-        assert all(str(n) in prompt for n in task.metadata["operands"] + task.metadata["distractors"])
+        assert all(str(n) in prompt for n in task.metadata["distractors"])
+        assert all(str(n) in prompt or spell(n) in prompt for n in task.metadata["operands"])
         assert ANSWER_FORMAT in prompt
     wordings = {build(t)[-1]["content"].split(",")[1].split()[0] for t in changed
                 if t.family == "negation_arithmetic" and t.metadata["params"]["clause_position"] == "start"}
-    assert wordings >= {"add", "work", "how", "what"}
+    assert wordings >= {"add", "work", "how", "what", "find"}
+    assert any(spell(t.metadata["operands"][0]) in build(t)[-1]["content"] for t in changed)  # "what is seven plus four?"
     assert all(training_messages(rephrase_share=0.0)(t) == task_messages(t) for t in tasks[:20])
 
 

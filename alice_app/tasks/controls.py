@@ -7,7 +7,7 @@ and are not menu families (the verifier needs no registration to check them).
 """
 from __future__ import annotations
 
-from alice_app.tasks import negated_comparison, plain_arithmetic
+from alice_app.tasks import distractor_order_of_ops, negated_comparison, plain_arithmetic
 from alice_app.tasks._arith import SHAPES, ask, evaluate, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
 from alice_app.tasks.registry import has_control, register_control
@@ -27,10 +27,11 @@ def twin(task: Task, family: str, question: str, answer, hint: str, **metadata) 
                           **metadata})
 
 
-def _question(task: Task) -> str:
+def _question(task: Task, tail: str = "") -> str:
     """The family task's question, asked plainly in the same words ("What is 3 + 4?", "Add 3 and 4.")."""
     shape, phrasing = SHAPES[task.metadata["template"]], task.metadata["params"].get("phrasing", "symbols")
-    return sentence(*ask(shape, task.metadata["operands"], phrasing))
+    request, mark = ask(shape, task.metadata["operands"], phrasing)
+    return sentence(request + tail, mark)
 
 
 def plain_twin(task: Task) -> Task:
@@ -45,8 +46,7 @@ def false_claim_twin(task: Task) -> Task:
 
 
 def order_of_ops_twin(task: Task) -> Task:
-    expr = task.metadata["expression"]
-    return twin(task, "distractor_order_of_ops_control", f"What is {expr} with the usual order of operations?",
+    return twin(task, "distractor_order_of_ops_control", _question(task, distractor_order_of_ops.PRECEDENCE),
                 int(task.answer), "Multiplication before addition and subtraction.")
 
 

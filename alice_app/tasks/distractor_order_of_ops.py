@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
-    DISTRACTED_PARAMS,
+    PHRASED_PARAMS,
+    PHRASINGS,
     SHAPES,
+    ask,
     check_distracted_arithmetic,
     distracted_choices,
     distracted_metadata,
@@ -19,6 +21,7 @@ from alice_app.tasks._arith import (
     order_mistakes,
     render,
     sample_operands,
+    sentence,
     tempting_pool,
 )
 from alice_app.tasks._common import join_numbers, make_task, resolve
@@ -26,6 +29,7 @@ from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
 NAME = "distractor_order_of_ops"
+PRECEDENCE = " with the usual order of operations"  # said after the question, whatever its phrasing
 # The verdict on the quoted results, for one value and for several.
 FORMS = {"caps": ("That is NOT the right result.", "Those are NOT the right results."),
          "lower": ("That is not the right result.", "Those are not the right results."),
@@ -40,6 +44,7 @@ class OrderOfOpsConfig:
     distractors: int = field(default=1, metadata={"help": "how many wrong-order results are quoted (1-3)"})
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "wrong results before (start) or after (end) the question"})
+    phrasing: str = field(default="symbols", metadata={"help": "how the question is asked: " + ", ".join(PHRASINGS)})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "OrderOfOpsConfig":
@@ -63,11 +68,12 @@ def generate(level: str, seed: int, params: dict) -> Task:
     wrong = wrong_order_values(expr, rng, config.distractors)
     verdict = FORMS[config.negation_form][len(wrong) > 1]
     claim = f"Someone who ignored the order of operations got {join_numbers(wrong)}. {verdict}"
-    question = f"What is {expr} with the usual order of operations?"
+    request, mark = ask(shape, operands, config.phrasing)
+    question = sentence(request + PRECEDENCE, mark)
     prompt = f"{claim} {question}" if config.clause_position == "start" else f"{question} {claim}"
     hint = ("Parentheses come first, then multiplication, then addition and subtraction from left to "
             f"right; the quoted results come from the wrong order, so ignore them. Here: {shape.words}.")
-    metadata = distracted_metadata(config, operands, expr, wrong)
+    metadata = distracted_metadata(config, operands, expr, wrong, PHRASED_PARAMS)
     return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -89,6 +95,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Apply the usual order of operations despite quoted wrong-order results",
     generate=generate,
-    params=DISTRACTED_PARAMS,
-    choices=distracted_choices(FORMS),
+    params=PHRASED_PARAMS,
+    choices=distracted_choices(FORMS, phrased=True),
 ))

@@ -6,7 +6,7 @@ import pytest
 from alice_app.tasks._arith import PHRASINGS, SHAPES, ask, in_words
 from alice_app.tasks.registry import control_of, generate_task
 
-PHRASED = ("negation_arithmetic", "false_claim", "plain_arithmetic")
+PHRASED = ("negation_arithmetic", "false_claim", "plain_arithmetic", "distractor_order_of_ops")
 
 
 @pytest.mark.parametrize("family", PHRASED)
@@ -49,7 +49,7 @@ def test_the_clause_reads_before_or_after_an_instruction():
     assert end.prompt.startswith("Work out 1 + 8, given that the result")
 
 
-@pytest.mark.parametrize("family", ["negation_arithmetic", "false_claim"])
+@pytest.mark.parametrize("family", ["negation_arithmetic", "false_claim", "distractor_order_of_ops"])
 def test_a_control_twin_asks_in_the_same_words(family):
     task = generate_task(family, "medium", 5, phrasing="how_much")
     twin = control_of(task)

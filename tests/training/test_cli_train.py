@@ -15,9 +15,15 @@ def test_bad_settings_exit_2_with_one_line(argv, message, capsys):
     assert message in err and err.count("\n") == 1
 
 
-def test_unknown_mode_is_a_usage_error(capsys):
-    # TrainConfig.validate judges every value, from a flag or a recipe alike: exit code 2 and why
-    assert main(["train", "--mode", "ppo"]) == 2
+def test_unknown_mode_is_a_usage_error(capsys, tmp_path):
+    # A field with fixed choices gets them as the flag's choices (TrainConfig's metadata): exit code 2 and why
+    with pytest.raises(SystemExit) as exited:
+        main(["train", "--mode", "ppo"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'ppo' (choose from 'grpo', 'episode', 'dpo')" in capsys.readouterr().err
+    recipe = tmp_path / "recipe.yaml"  # a recipe is judged by TrainConfig.validate
+    recipe.write_text("mode: ppo\n")
+    assert main(["train", "--config", str(recipe)]) == 2
     assert "mode must be one of grpo, episode, dpo, not 'ppo'" in capsys.readouterr().err
 
 

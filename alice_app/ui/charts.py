@@ -67,7 +67,7 @@ def reward_accuracy_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
 
 def zero_std_figure(metrics: Sequence[Mapping[str, Any]]) -> go.Figure:
     figure = metrics_figure(metrics, ("frac_outcome_uniform", "frac_reward_zero_std"),
-                            "Groups that teach nothing: one outcome (all right or all wrong), equal rewards (TRL)",
+                            "Groups that teach nothing (share of the step's groups)",
                             "No GRPO metrics yet: start a GRPO run in the Training tab.")
     return figure if is_empty(figure) else figure.update_layout(yaxis_range=[0, 1.05])
 

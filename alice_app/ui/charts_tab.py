@@ -20,6 +20,8 @@ def figures(services, run_id):
     metrics = services.runs.metrics(run["id"]) if run else []
     evals = services.runs.evals(run["id"]) if run else {}
     return (
+        charts.penalty_figure(evals),  # the headline: what training must drive to zero
+        charts.before_after_figure(evals),
         charts.reward_accuracy_figure(metrics),
         charts.zero_std_figure(metrics),
         charts.counts_figure(services.bank.count_by("family"), "Failures by family"),
@@ -27,8 +29,6 @@ def figures(services, run_id):
         charts.failure_map_figure(services.bank.failure_map()),
         charts.failure_mode_map_figure(mode_counts(services)),
         charts.curriculum_figure(services.curriculum.history()),
-        charts.before_after_figure(evals),
-        charts.penalty_figure(evals),
     )
 
 
@@ -49,6 +49,9 @@ def build(services) -> dict:
         run_id = gr.Textbox(label="Run id for the training charts (blank = newest)", placeholder="e.g. 3")
         refresh_button = gr.Button("Refresh charts", variant="primary")
     with gr.Row():
+        penalty = _chart()
+        before_after = _chart()
+    with gr.Row():
         reward = _chart()
         zero_std = _chart()
     with gr.Row():
@@ -56,14 +59,11 @@ def build(services) -> dict:
         by_mode = _chart()
     with gr.Row():
         failure_map = _chart()
-        curriculum = _chart()
-    with gr.Row():
         mode_map = _chart()
-        before_after = _chart()
     with gr.Row():
-        penalty = _chart()
+        curriculum = _chart()
     refresh = dict(fn=partial(figures, services), inputs=[run_id],
-                   outputs=[reward, zero_std, by_family, by_mode, failure_map, mode_map, curriculum, before_after,
-                            penalty])
+                   outputs=[penalty, before_after, reward, zero_std, by_family, by_mode, failure_map, mode_map,
+                            curriculum])
     refresh_button.click(**refresh, api_name="refresh_charts")
     return refresh

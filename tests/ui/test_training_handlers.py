@@ -129,7 +129,7 @@ def test_charts_show_the_bank_and_runs(services, add_failures):
     add_failures(services, 3)
     run_id = services.runs.create("grpo", {})
     services.runs.add_metrics(run_id, 1, {"reward": 0.2, "accuracy": 0.5, "frac_reward_zero_std": 0.25})
-    reward, zero_std, by_family, by_mode, _, mode_map, _, _, _ = charts_tab.figures(services, run_id)
+    _, _, reward, zero_std, by_family, by_mode, _, mode_map, _ = charts_tab.figures(services, run_id)
     assert list(reward.data[0].y) == [0.2] and list(zero_std.data[0].y) == [0.25]
     assert reward.layout.xaxis.tickformat == "d" and reward.layout.xaxis.dtick == 1  # bug 8: no tick at 1.2
     assert list(by_family.data[0].x) == ["negation_arithmetic"] and list(by_family.data[0].y) == [3]

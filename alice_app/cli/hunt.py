@@ -4,6 +4,7 @@
     python -m alice_app hunt --episodes 200 --strategy mutate --db /tmp/alice.db
     python -m alice_app eval --n-per-cell 10 --json
     python -m alice_app eval --adapter data/runs/3/adapter
+    python -m alice_app eval --prompts my_wordings.jsonl --adapter data/runs/3/adapter
 
 The policy is the configured one (the embedded SmolLM2 unless MODEL_NAME / API_BASE_URL say
 otherwise); loading it takes a few seconds, converting the embedded GGUF once takes ~30 s.
@@ -40,6 +41,8 @@ def register(subparsers) -> None:
     ev.add_argument("--families", nargs="+", help="default: every ALICE family (not reasoning-gym ones)")
     ev.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START, help="first held-out seed")
     ev.add_argument("--max-tokens", type=int, default=64, help="longest answer per task")
+    ev.add_argument("--prompts", metavar="FILE.jsonl", help="score your own hand-written prompts instead: one JSON "
+                    "object a line with prompt and answer (distractors, idea, id optional; see alice_app/prompt_sets.py)")
     ev.set_defaults(func=run_eval_command)
 
 
@@ -85,6 +88,8 @@ def run_eval_command(args) -> int:
     from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy
     from alice_app.models.factory import build_policy
 
+    if args.prompts:
+        return run_prompt_set_command(args)
     settings = Settings.from_env()
     families = args.families or default_families()
     check_eval_args(families, LEVELS, args.n_per_cell, args.seed_start)  # before the model loads
@@ -106,6 +111,26 @@ def run_eval_command(args) -> int:
     print(f"\nmean accuracy: {mean_accuracy(report['accuracy']):.3f}; wrong answers that are a prompt number: "
           f"{_share(shortcuts['prompt_number'])}; replies contradicting their own last result: "
           f"{_share(shortcuts['self_contradiction'])}")
+    return 0
+
+
+def run_prompt_set_command(args) -> int:
+    from alice_app.models.factory import build_policy
+    from alice_app.prompt_sets import load_prompt_set, run_prompt_set
+
+    rows = load_prompt_set(args.prompts)  # a bad file is refused before the model loads
+    with _model_errors():
+        policy = build_policy(Settings.from_env(), adapter=args.adapter)
+        report = run_prompt_set(policy, rows, max_tokens=args.max_tokens)
+    if args.json:
+        print(json.dumps({"model": policy.model_id, "prompts": args.prompts, **report}, indent=2))
+        return 0
+    print(f"\n{policy.model_id}: greedy replies to {report['n']} prompts of {args.prompts}\n")
+    print(format_table([{"share": name.replace("_", " "), "value": f"{report[name]:.0%}"} for name in
+                        ("correct", "echo_distractor", "prompt_number", "self_contradiction", "no_answer")]))
+    if len(report["by_idea"]) > 1:
+        print("\ncorrect per idea:\n")
+        print(format_table([{"idea": idea, "correct": f"{share:.0%}"} for idea, share in report["by_idea"].items()]))
     return 0
 
 

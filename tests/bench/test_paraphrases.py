@@ -7,7 +7,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from bench.paraphrases import PATH, load_paraphrases, score_paraphrases
+from alice_app.prompt_sets import score_replies
+from bench.paraphrases import PATH, load_paraphrases
 from alice_app.tasks import family_names, generate_task
 from alice_app.tasks._common import ANSWER_FORMAT
 from alice_app.types import LEVELS
@@ -66,14 +67,14 @@ def test_score_counts_correct_echo_and_contradiction():
              "distractors": ["12"], "idea": "negated_sum"},
             {"id": "b", "prompt": "Tom wrote 11 for 5 + 5.", "answer": "10", "distractors": ["11"],
              "idea": "false_claim"}]
-    score = score_paraphrases({"a": "3 + 7 = 10\nAnswer: 10", "b": "5 + 5 = 10 The answer is 11"}, rows)
+    score = score_replies(rows, {"a": "3 + 7 = 10\nAnswer: 10", "b": "5 + 5 = 10 The answer is 11"})
     assert score["correct"] == 0.5 and score["echo_distractor"] == 0.5
     assert score["self_contradiction"] == 0.5 and score["prompt_number"] == 0.5
     assert score["by_idea"] == {"false_claim": 0.0, "negated_sum": 1.0}
     with pytest.raises(ValueError, match="no reply"):
-        score_paraphrases({"a": "10"}, rows)
+        score_replies(rows, {"a": "10"})
     with pytest.raises(ValueError, match="expected 2 replies"):
-        score_paraphrases(["10"], rows)
+        score_replies(rows, ["10"])
 
 
 def test_every_idea_names_a_real_family_and_a_run_is_judged_on_its_trained_ideas():

@@ -95,3 +95,16 @@ def test_local_oracle_on_the_embedded_model_never_breaks_verification(embedded_p
     assert not verdict.details["tier1"]["decided"]
     assert verdict.tier in (1, 2)  # judged by the small grader, or degraded with the reason
     assert verdict.tier == 2 or "oracle" in verdict.feedback
+
+
+def test_eval_scores_a_hand_written_prompt_set(tmp_path, cli_env, capsys):
+    prompts = tmp_path / "mine.jsonl"
+    prompts.write_text('{"prompt": "Someone insists the total is 12. They are wrong. Add 3 and 7.", "answer": 10, '
+                       '"distractors": ["12"], "idea": "negated_sum"}\n{"prompt": "What is 2 + 2?", "answer": "4"}\n')
+    assert main(["eval", "--json", "--prompts", str(prompts), "--max-tokens", "24"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 2 and set(report["replies"]) == {"line-1", "line-2"}
+    assert all(isinstance(reply, str) and reply for reply in report["replies"].values())
+    assert set(report["by_idea"]) == {"negated_sum", "all"} and 0 <= report["correct"] <= 1
+    assert main(["eval", "--prompts", str(prompts), "--max-tokens", "24"]) == 0
+    assert "greedy replies to 2 prompts" in capsys.readouterr().out

@@ -67,12 +67,20 @@ def parse_number(label: str, value: Any, *, whole: bool = False, low: float | No
     if whole and number != int(number):
         raise ValueError(f"{label} must be a whole number, not {shown(text)}.")
     if (low is not None and number < low) or (high is not None and number > high):
-        raise ValueError(f"{label} must be between {_plain(low)} and {_plain(high)}, not {shown(text)}.")
+        raise ValueError(f"{label} must be {_range(low, high)}, not {shown(text)}.")
     return int(number) if whole else number
 
 
-def _plain(bound: float | None) -> str:
-    return "-∞" if bound is None else f"{bound:g}" if isinstance(bound, float) else f"{bound:,}"
+def _range(low: float | None, high: float | None) -> str:
+    if high is None:
+        return f"at least {_plain(low)}"
+    if low is None:
+        return f"at most {_plain(high)}"
+    return f"between {_plain(low)} and {_plain(high)}"
+
+
+def _plain(bound: float) -> str:
+    return f"{bound:g}" if isinstance(bound, float) else f"{bound:,}"
 
 
 def parse_page(value: Any) -> int:

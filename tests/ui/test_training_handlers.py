@@ -29,7 +29,7 @@ def test_training_start_needs_the_password_and_valid_settings(admin_services):
 
 
 @pytest.mark.parametrize("changes, message", [  # issue 14: clear messages, never Gradio's "Error"
-    ({"steps": "0"}, "Steps must be between 1 and"),
+    ({"steps": "0"}, "Steps must be at least 1, not '0'"),
     ({"steps": "1e9"}, "steps must be at most 100000"),
     ({"steps": "ten"}, "Steps: 'ten' is not a number"),
     ({"steps": ""}, "Steps is blank"),

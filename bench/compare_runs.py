@@ -1,0 +1,71 @@
+"""One arm of several learning-bench runs side by side: what a change of settings did to that arm.
+
+    python bench/compare_runs.py OLD_RAW.json:alice=run8 NEW_RAW.json:alice=run9 [NEW_RAW.json:static ...]
+
+Each ``RAW.json:ARM[=LABEL]`` is an arm of a raw run (``learning_raw.json``, or a merged one from
+``--from-raw``); every figure of ``learning_report.arm_figures`` is shown as the mean and min–max
+over that run's seeds, one column per arm, with the settings that differ between the runs above the
+table. ``bench/learning.py --from-raw`` compares ALICE with static under one set of settings; this
+compares runs whose settings differ, which it refuses to merge.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.learning_report import arm_figures, spread, stats  # noqa: E402
+
+FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy", "negation_medium",
+           "control_worst_change", "banked_solved", "variants_after", "paraphrase_correct_after",
+           "paraphrase_trained_after", "paraphrase_echo_after", "prompt_number_after",
+           "self_contradiction_after", "uniform", "step_minutes")
+
+
+def load_arm(spec: str) -> tuple[str, dict, dict]:
+    """(label, settings, {figure: stats over seeds}) of ``path:arm`` or ``path:arm=label``."""
+    path, _, arm = spec.rpartition(":")
+    arm, _, label = arm.partition("=")
+    if not path or not arm:
+        raise ValueError(f"{spec!r}: expected RAW.json:ARM or RAW.json:ARM=LABEL")
+    raw = json.loads(Path(path).read_text())
+    seeds = [arms[arm] for arms in raw["runs"].values() if arm in arms]
+    if not seeds:
+        raise ValueError(f"{path} has no {arm!r} arm")
+    figures = [arm_figures(one) for one in seeds]
+    summary = {key: stats([f[key] for f in figures]) for key in FIGURES}
+    return f"{label or Path(path).stem + ':' + arm} ({len(seeds)} seeds)", raw["meta"]["settings"], summary
+
+
+def settings_that_differ(settings: list[dict]) -> dict[str, list]:
+    names = sorted({name for one in settings for name in one})
+    return {name: [one.get(name, "default") for one in settings] for name in names
+            if len({json.dumps(one.get(name, "default")) for one in settings}) > 1}
+
+
+def markdown(arms: list[tuple[str, dict, dict]]) -> str:
+    labels = [label for label, _, _ in arms]
+    lines = [f"settings that differ: {json.dumps(settings_that_differ([s for _, s, _ in arms]))}", "",
+             "| figure | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for key in FIGURES:
+        lines.append(f"| {key} | " + " | ".join(spread(summary[key]) for _, _, summary in arms) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("arms", nargs="+", metavar="RAW.json:ARM[=LABEL]")
+    try:
+        arms = [load_arm(spec) for spec in parser.parse_args(argv).arms]
+    except (OSError, ValueError, KeyError) as exc:
+        raise SystemExit(f"compare_runs: {exc}") from None
+    print(markdown(arms))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

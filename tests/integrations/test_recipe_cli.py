@@ -39,6 +39,15 @@ def test_the_example_recipe_loads_and_a_flag_overrides_it():
     assert config.report_to == ("tensorboard",) and config.learning_rate == 1e-4
 
 
+def test_every_example_recipe_is_a_valid_config():
+    recipes = sorted((ROOT / "examples" / "recipes").glob("*.yaml"))
+    assert len(recipes) >= 2
+    for recipe in recipes:
+        parse("--config", str(recipe))  # raises on an unknown or invalid setting
+    measured = parse("--config", str(ROOT / "examples" / "recipes" / "negation_repair.yaml"))
+    assert (measured.lr_schedule, measured.rephrase_share, measured.prompts_per_step) == ("cosine", 0.5, 1)
+
+
 @pytest.mark.parametrize("text, message", [
     ("steps: many\n", "steps must be an integer"),
     ("stepz: 3\n", "unknown training settings: stepz"),

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 MAX_ROWS = 5000
 MAX_PROMPT_CHARS = 4000
+MAX_FILE_BYTES = 32 * 2**20  # MAX_ROWS prompts of MAX_PROMPT_CHARS fit; a bigger file is not read at all
 OPTIONAL = {"id": str, "idea": str, "distractors": list}
 
 
@@ -31,6 +32,8 @@ def load_prompt_set(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"prompt set {path} does not exist")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"prompt set {path} is over {MAX_FILE_BYTES:,} bytes; split it")
     lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     if not lines or len(lines) > MAX_ROWS:
         raise ValueError(f"prompt set {path} must hold 1 to {MAX_ROWS:,} prompts, not {len(lines):,}")

@@ -35,6 +35,14 @@ def test_a_bad_file_is_refused_with_its_line(tmp_path, lines, message):
         load_prompt_set(_write(tmp_path / "s.jsonl", *lines))
 
 
+def test_a_huge_file_is_not_read(tmp_path, monkeypatch):
+    import alice_app.prompt_sets as prompt_sets
+
+    monkeypatch.setattr(prompt_sets, "MAX_FILE_BYTES", 100)
+    with pytest.raises(ValueError, match="is over 100 bytes; split it"):
+        load_prompt_set(_write(tmp_path / "s.jsonl", *[{"prompt": "2 + 2?", "answer": 4}] * 10))
+
+
 def test_a_bad_file_stops_eval_before_any_model_loads(tmp_path, capsys):
     assert main(["eval", "--prompts", str(tmp_path / "missing.jsonl")]) == 2
     assert "does not exist" in capsys.readouterr().err

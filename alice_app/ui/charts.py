@@ -202,7 +202,7 @@ def penalty_figure(evals: Mapping[str, Any]) -> go.Figure:
     before vs after training, from the twin rows a run stores with its evaluation."""
     from alice_app.evaluation import headline_penalties, penalty_from_table
 
-    title = "Distraction penalty (control − family accuracy, easy/medium): before vs after"
+    title = "Distraction penalty (control − family, easy/medium)"
     means = {phase: headline_penalties(penalty_from_table(evals.get(phase) or {})) for phase in ("before", "after")}
     families = sorted(set(means["before"]) | set(means["after"]))
     if not families:

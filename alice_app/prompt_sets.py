@@ -24,6 +24,7 @@ MAX_ROWS = 5000
 MAX_PROMPT_CHARS = 4000
 MAX_FILE_BYTES = 32 * 2**20  # MAX_ROWS prompts of MAX_PROMPT_CHARS fit; a bigger file is not read at all
 OPTIONAL = {"id": str, "idea": str, "distractors": list}
+SHARES = ("correct", "echo_distractor", "prompt_number", "self_contradiction", "no_answer")  # see the docstring
 
 
 def load_prompt_set(path: str | Path) -> list[dict]:
@@ -77,7 +78,7 @@ def score_replies(rows: Sequence[Mapping[str, Any]], replies: Mapping[str, str] 
     from alice_app.numbers import normalise
     from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
 
-    counts = {"correct": 0, "echo_distractor": 0, "prompt_number": 0, "self_contradiction": 0, "no_answer": 0}
+    counts = dict.fromkeys(SHARES, 0)
     by_idea: dict[str, list[int]] = {}
     for row, reply in zip(rows, _in_order(rows, replies)):
         got = final_answer(reply)

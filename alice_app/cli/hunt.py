@@ -116,7 +116,7 @@ def run_eval_command(args) -> int:
 
 def run_prompt_set_command(args) -> int:
     from alice_app.models.factory import build_policy
-    from alice_app.prompt_sets import load_prompt_set, run_prompt_set
+    from alice_app.prompt_sets import SHARES, load_prompt_set, run_prompt_set
 
     rows = load_prompt_set(args.prompts)  # a bad file is refused before the model loads
     with _model_errors():
@@ -126,8 +126,7 @@ def run_prompt_set_command(args) -> int:
         print(json.dumps({"model": policy.model_id, "prompts": args.prompts, **report}, indent=2))
         return 0
     print(f"\n{policy.model_id}: greedy replies to {report['n']} prompts of {args.prompts}\n")
-    print(format_table([{"share": name.replace("_", " "), "value": f"{report[name]:.0%}"} for name in
-                        ("correct", "echo_distractor", "prompt_number", "self_contradiction", "no_answer")]))
+    print(format_table([{"share": name.replace("_", " "), "value": f"{report[name]:.0%}"} for name in SHARES]))
     if len(report["by_idea"]) > 1:
         print("\ncorrect per idea:\n")
         print(format_table([{"idea": idea, "correct": f"{share:.0%}"} for idea, share in report["by_idea"].items()]))

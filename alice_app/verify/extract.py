@@ -85,7 +85,7 @@ def locate_answer(text: Any) -> tuple[str | None, str]:
     if fast is not None:
         return fast, "plain"
     found = _locate_in(_clean(text[-WINDOW:]))
-    if found[0] is None and found[1] != HEDGED and len(text) > WINDOW:  # an answer stated early in a very long reply
+    if not _settled(found) and len(text) > WINDOW:  # an answer stated early in a very long reply
         head = _locate_explicit(_clean(text[:WINDOW]))
         found = head if head[0] is not None else found
     return found
@@ -95,9 +95,14 @@ def _clean(text: str) -> str:
     return _MARKUP_RE.sub("", _CONTROL_RE.sub(" ", text))
 
 
+def _settled(found: tuple[str | None, str]) -> bool:
+    """An answer was found, or a hedge that names none: either way nothing further is tried."""
+    return found[0] is not None or found[1] == HEDGED
+
+
 def _locate_in(text: str) -> tuple[str | None, str]:
     found = _locate_explicit(text)
-    if found[0] is not None or found[1] == HEDGED:
+    if _settled(found):
         return found
     if "\\" in text or "$" in text:
         value = _latex_answer(text)
@@ -115,7 +120,7 @@ def _locate_explicit(text: str) -> tuple[str | None, str]:
     if whole and NUMBER_WORDS_RE.fullmatch(whole):
         return normalise(whole), "plain"
     found = _after_markers(text)
-    if found[0] is not None or found[1] == HEDGED:
+    if _settled(found):
         return found
     value = _boxed(text)
     return (value, "boxed") if value is not None else (None, "none")
@@ -174,10 +179,11 @@ def _marked(value: str | None) -> tuple[str, str] | None:
 def _evaluated(clause: str) -> tuple[str, str] | None:
     """An answer written as a computation ("Answer: 3 + 4", "Answer: (3 + 4) × 2"): its exact value,
     as UNEVALUATED, since the reply restated what it was asked to work out; "(7)" is just 7."""
-    value = _arithmetic(clause)
+    expression = _EXPRESSION_RE.match(clause).group(0)
+    value = _arithmetic(expression)
     if value is None:
         return None
-    bare = plain_number(_EXPRESSION_RE.match(clause).group(0).replace("(", " ").replace(")", " ").strip())
+    bare = plain_number(expression.replace("(", " ").replace(")", " ").strip())
     return (value, "marker") if bare is not None else (value, UNEVALUATED)
 
 
@@ -226,9 +232,8 @@ def _scientific(mantissa: str, exponent: str) -> str | None:
     return normalise(str(Fraction(base) * Fraction(10) ** power))
 
 
-def _arithmetic(clause: str) -> str | None:
+def _arithmetic(expression: str) -> str | None:
     # "7 - 3" as the stated answer: evaluate it exactly (small expressions only).
-    expression = _EXPRESSION_RE.match(clause).group(0)
     for old, new in _ASCII_OPERATORS:
         expression = expression.replace(old, new)
     expression = expression.strip()

@@ -17,9 +17,9 @@ VLLM_MODES: tuple[str, ...] = ("colocate", "server")
 MAX_STEPS = 100_000  # far beyond any run this workbench makes; a typo of 10**9 steps must not validate
 # (field, lowest, highest) of the whole-number sizes; the highest values are far beyond any sensible run.
 SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
-    ("num_generations", 2, 256), ("prompts_per_step", 1, 256), ("max_completion_length", 1, 4096),
-    ("lora_rank", 1, 1024), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
-    ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 10_000),
+    ("num_generations", 2, 64), ("prompts_per_step", 1, 256), ("max_completion_length", 1, 4096),
+    ("lora_rank", 1, 256), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
+    ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 1000),
     ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000),
 )
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
@@ -115,10 +115,12 @@ class TrainConfig:
         for name, low, high in SIZE_BOUNDS:  # a typo of 10**9 must fail here, not as an out-of-memory crash
             value = getattr(self, name)
             _check(low <= value <= high, f"{name} must be between {low:,} and {high:,}, not {value:,}")
-        _check(0 < self.learning_rate < 1, f"learning_rate must be in (0, 1), not {self.learning_rate}")
+        _check(1e-8 <= self.learning_rate < 1, f"learning_rate must be in [1e-8, 1), not {self.learning_rate}")
         _check(self.beta >= 0, f"beta must be 0 or more, not {self.beta}")
+        _check(self.beta <= 10, f"beta must be between 0 and 10, not {self.beta}")
         _check(self.dpo_beta > 0, f"dpo_beta must be positive, not {self.dpo_beta}")
         _check(self.temperature > 0, f"temperature must be positive, not {self.temperature}")
+        _check(0.01 <= self.temperature <= 5, f"temperature must be between 0.01 and 5, not {self.temperature}")
         _check(bool(self.lora_targets), "lora_targets must name at least one module (e.g. q_proj)")
         _check(set(self.report_to) <= set(REPORTERS),
                f"report_to takes {', '.join(REPORTERS)}, not {', '.join(sorted(set(self.report_to) - set(REPORTERS)))}")

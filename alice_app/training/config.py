@@ -20,7 +20,7 @@ SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
     ("num_generations", 2, 64), ("prompts_per_step", 1, 256), ("max_completion_length", 1, 4096),
     ("lora_rank", 1, 256), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
     ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 1000),
-    ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000),
+    ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000), ("feed_lookahead", 0, 2),
 )
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
@@ -40,6 +40,9 @@ class TrainConfig:
     feed: str = field(default="coevolve", metadata=_help("coevolve: prompts drawn live from the curriculum, "
                                                          "bank and discrimination zone; static: a uniform fixed "
                                                          "dataset of the same families (the benchmark baseline)", FEEDS))
+    feed_lookahead: int = field(default=1, metadata=_help(
+        "levels above each family's curriculum level that the co-evolving feed also draws from, each at half the "
+        "weight of the level below (0: the curriculum level only; 2: every harder level from the first step)"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))

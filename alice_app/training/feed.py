@@ -6,8 +6,9 @@ Three sources, mixed by a seeded ``Random``:
   filling the batch with groups that are all correct;
 - **zone replay**: a task measured earlier whose pass rate lies inside the discrimination zone
   (a group with mixed outcomes is the only kind that carries a GRPO gradient);
-- **hunt**: a new task from the frontier: each family's current curriculum level, and (probed at
-  ``LOOKAHEAD_WEIGHT``) the level above it. A cell (family × level) is chosen with weight = its
+- **hunt**: a new task from the frontier: each family's current curriculum level, and the
+  ``lookahead`` levels above it (1 by default; each probed at ``LOOKAHEAD_WEIGHT`` times the weight of
+  the level below, so with 2 and three levels every harder level is in the feed from the first step). A cell (family × level) is chosen with weight = its
   recent share of **mixed groups** (some completions right, some wrong: the only groups that carry
   a GRPO gradient), so cells the model always or never solves fade out, a cell at 50 % made of
   tasks solved k/k and tasks failed 0/k fades too (4p(1−p) of its pass rate would not see it), and a
@@ -36,7 +37,7 @@ ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
 ESTIMATE_MEMORY = 0.7  # older groups of a cell count this much less after each new group
 MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of ALICE is the hard ones
-LOOKAHEAD_WEIGHT = 0.5  # relative weight of the level above a family's curriculum level
+LOOKAHEAD_WEIGHT = 0.5  # weight of a level relative to the level below it, above a family's curriculum level
 # Only first attempts at the family's current level speak for its curriculum level: repairs may be
 # at another level, and an episode's final attempt has seen feedback and a hint.
 CURRICULUM_SOURCES = ("hunt", "zone")
@@ -72,9 +73,12 @@ class CoevolvingFeed:
     """Draws prompts from the curriculum, the bank and the zone; learns from every judged group."""
 
     def __init__(self, families: Sequence[str], curriculum: Any, bank: Any, *, seed: int = 0,
-                 build_messages: Callable[[Task], Sequence[dict]] = task_messages):
+                 build_messages: Callable[[Task], Sequence[dict]] = task_messages, lookahead: int = 1):
         if not families:
             raise ValueError("the feed needs at least one task family")
+        if not 0 <= lookahead < len(LEVELS):
+            raise ValueError(f"lookahead must be between 0 and {len(LEVELS) - 1} levels, not {lookahead}")
+        self.lookahead = lookahead
         self.families = list(families)
         self.curriculum, self.bank = curriculum, bank
         self.config = curriculum.load_config()
@@ -114,14 +118,14 @@ class CoevolvingFeed:
         return None if stats is None else (stats.mixed + 1) / (stats.groups + 2)
 
     def frontier(self) -> list[tuple[str, str, float]]:
-        """(family, level, prior) for each family's curriculum level and, unless pinned, the level above."""
+        """(family, level, prior) for each family's curriculum level and, unless pinned, the
+        ``lookahead`` levels above it, the prior halving (``LOOKAHEAD_WEIGHT``) with each level."""
         cells = []
         for family in self.families:
-            level = self.level_of(family)
-            cells.append((family, level, 1.0))
-            above = LEVELS.index(level) + 1
-            if self.states[family].pinned is None and above < len(LEVELS):
-                cells.append((family, LEVELS[above], LOOKAHEAD_WEIGHT))
+            level = LEVELS.index(self.level_of(family))
+            reach = 0 if self.states[family].pinned else self.lookahead
+            for distance, above in enumerate(LEVELS[level : level + reach + 1]):
+                cells.append((family, above, LOOKAHEAD_WEIGHT ** distance))
         return cells
 
     def cell_weight(self, family: str, level: str, prior: float = 1.0) -> float:

@@ -9,9 +9,9 @@ from alice_app.types import LEVELS
 FAMILIES = ["negation_arithmetic", "plain_arithmetic"]
 
 
-def _feed(services, repair_mix=0.0, seed=0, families=FAMILIES):
+def _feed(services, repair_mix=0.0, seed=0, families=FAMILIES, lookahead=1):
     services.curriculum.save_config(CurriculumConfig(repair_mix=repair_mix, window=8, min_samples=4))
-    return CoevolvingFeed(families, services.curriculum, services.bank, seed=seed)
+    return CoevolvingFeed(families, services.curriculum, services.bank, seed=seed, lookahead=lookahead)
 
 
 def _hunted(feed, family="negation_arithmetic", level="easy", seed=7):
@@ -167,3 +167,17 @@ def test_static_items_cover_every_family_and_level_uniformly():
 def test_an_empty_family_list_is_refused(services):
     with pytest.raises(ValueError, match="at least one task family"):
         CoevolvingFeed([], services.curriculum, services.bank)
+
+
+def test_lookahead_sets_how_many_harder_levels_the_feed_draws_from(services):
+    services.curriculum.save(FamilyState("negation_arithmetic", level="easy"))
+    cells = _feed(services, families=["negation_arithmetic"], lookahead=2).frontier()
+    assert cells == [("negation_arithmetic", "easy", 1.0), ("negation_arithmetic", "medium", LOOKAHEAD_WEIGHT),
+                     ("negation_arithmetic", "hard", LOOKAHEAD_WEIGHT ** 2)]
+    assert _feed(services, families=["negation_arithmetic"], lookahead=0).frontier() == \
+        [("negation_arithmetic", "easy", 1.0)]
+    services.curriculum.save(FamilyState("negation_arithmetic", level="hard"))
+    assert _feed(services, families=["negation_arithmetic"], lookahead=2).frontier() == \
+        [("negation_arithmetic", "hard", 1.0)]
+    with pytest.raises(ValueError, match="lookahead must be between 0 and 2"):
+        _feed(services, lookahead=3)

@@ -7,7 +7,7 @@ and are not menu families (the verifier needs no registration to check them).
 """
 from __future__ import annotations
 
-from alice_app.tasks import distractor_order_of_ops, negated_comparison, plain_arithmetic
+from alice_app.tasks import distractor_order_of_ops, double_negation, exclusion_counting, negated_comparison, plain_arithmetic
 from alice_app.tasks._arith import SHAPES, ask, evaluate, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
 from alice_app.tasks.registry import has_control, register_control
@@ -50,17 +50,23 @@ def order_of_ops_twin(task: Task) -> Task:
                 int(task.answer), "Multiplication before addition and subtraction.")
 
 
+def _phrasing(task: Task, family) -> str:
+    """The family task's phrasing (older stored tasks predate the param: the family's first)."""
+    return task.metadata["params"].get("phrasing") or next(iter(family.PHRASINGS))
+
+
 def double_negation_twin(task: Task) -> Task:
     texts = task.metadata["candidates"]
     meant = next(t for t in texts if canonical(evaluate(t)) == task.answer)
-    listed = ", ".join(texts[:-1]) + " or " + texts[-1]
-    question = f"The answer is one of {len(texts)} values: {listed}. The answer is {meant}. What is the answer? Give its value."
+    choice, ask = double_negation.offer(_phrasing(task, double_negation), texts)
+    question = f"{choice} The answer is {meant}. {ask}"
     return twin(task, "double_negation_control", question, int(task.answer), "Evaluate the named candidate.")
 
 
 def comparison_twin(task: Task) -> Task:
     texts = task.metadata["options"]
-    question = f"Which {COMPARISON[task.metadata['template']]}: {', '.join(texts[:-1])} or {texts[-1]}?"
+    question = negated_comparison.ask(_phrasing(task, negated_comparison), "start",
+                                      COMPARISON[task.metadata["template"]], texts)
     if task.metadata["template"].startswith("expr"):
         question += " Give its value."
     return twin(task, "negated_comparison_control", question, int(task.answer), "Compare the options.")
@@ -68,7 +74,8 @@ def comparison_twin(task: Task) -> Task:
 
 def exclusion_twin(task: Task) -> Task:
     values = task.metadata["operands"]
-    question = f"How many of {join_numbers(values)} {task.metadata['positive']}?"
+    question = exclusion_counting.ask(_phrasing(task, exclusion_counting), "end", task.metadata["positive"],
+                                      join_numbers(values))
     return twin(task, "exclusion_counting_control", question, len(values) - int(task.answer),
                 "Count the numbers that have the property.")
 

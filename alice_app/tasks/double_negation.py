@@ -28,6 +28,15 @@ TEMPLATES = {
     "quadruple": (("add", "mul"), True, 4),
     "triple_paren": (("paren_mul", "mixed"), True, 3),
 }
+# How the candidates are offered and the question asked (the negation sentence is the same in all);
+# the first is every level's wording, the others say the same in other words (for the hunt's
+# mutations and TrainConfig.rephrase_share). {n}: how many; {options}: "3 + 4 or 3 × 4"; {both}: "… and …".
+PHRASINGS = {
+    "one_of": ("The answer is one of {n} values: {options}.", "What is the answer? Give its value."),
+    "candidates": ("There are {n} candidates: {both}.", "Give the value of the candidate that is the answer."),
+    "must_be": ("The answer must be {options}.", "Work out which, and give its value."),
+    "possible": ("Possible answers: {options}.", "What is the value of the answer?"),
+}
 
 
 @dataclass(frozen=True)
@@ -37,12 +46,14 @@ class DoubleNegationConfig:
     negation_form: str = field(default="not_true", metadata={"help": "the outer negation: " + ", ".join(FORMS)})
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="end", metadata={"help": "negation before (start) or after (end) the candidates"})
+    phrasing: str = field(default="one_of", metadata={"help": "how the candidates are offered: " + ", ".join(PHRASINGS)})
 
     def validate(self) -> "DoubleNegationConfig":
         check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
         check_choice("negation_form", self.negation_form, tuple(FORMS))
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
         return self
 
 
@@ -63,6 +74,14 @@ def candidates(template: str, rng: Random, digits: int) -> tuple[list[str], list
     raise RuntimeError(f"could not draw distinct candidates for {template}")  # practically unreachable
 
 
+def offer(phrasing: str, texts: list[str]) -> tuple[str, str]:
+    """(the sentence offering the candidates, the question), e.g. ("The answer is one of 2 values: 3 + 4
+    or 3 × 4.", "What is the answer? Give its value.")."""
+    choice, question = PHRASINGS[phrasing]
+    listed = ", ".join(texts[:-1])
+    return choice.format(n=len(texts), options=f"{listed} or {texts[-1]}", both=f"{listed} and {texts[-1]}"), question
+
+
 def negation_sentence(form: str, depth: int, named: str) -> str:
     sentence = " ".join([FORMS[form]] * (depth - 1)) + f" the answer is not {named}."
     return sentence[0].upper() + sentence[1:]
@@ -78,18 +97,18 @@ def generate(level: str, seed: int, params: dict) -> Task:
     # Even depth: the negations cancel and the named candidate is the answer. Odd: it is ruled
     # out, and with two candidates the other one remains.
     answer = values[named] if depth % 2 == 0 else values[1 - named]
-    listed = ", ".join(texts[:-1]) + " or " + texts[-1]
-    choice = f"The answer is one of {len(texts)} values: {listed}."
+    choice, ask = offer(config.phrasing, texts)
     negation = negation_sentence(config.negation_form, depth, texts[named])
     parts = [negation, choice] if config.clause_position == "start" else [choice, negation]
-    question = " ".join(parts) + " What is the answer? Give its value."
+    question = " ".join([*parts, ask])
     hint = ("Count the negations. An even number of them cancels out and confirms the named value; an "
             "odd number rules it out. Then evaluate the candidate that remains.")
     metadata = {"template": config.template, "operands": operands, "operator": texts[named],
                 "candidates": texts, "named": texts[named], "negation_depth": depth, "distractors": [],
                 "negated": True, "alternatives": [v for v in values if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
-                           "operand_digits": config.operand_digits, "clause_position": config.clause_position}}
+                           "operand_digits": config.operand_digits, "clause_position": config.clause_position,
+                           "phrasing": config.phrasing}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -106,6 +125,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Resolve stacked negations to find which candidate value is meant",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position"),
-    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS},
+    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing"),
+    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
+             "phrasing": tuple(PHRASINGS)},
 ))

@@ -18,6 +18,18 @@ NAME = "exclusion_counting"
 # How each form negates a property, and how it repeats for a second one.
 FORMS = {"caps": ("are NOT", "NOT"), "lower": ("are not", "not"), "contraction": ("aren't", "aren't")}
 Property = tuple[str, Callable[[int], bool]]
+# How the question is framed, with the NOT-clause before (start) or after (end) the list; the first is
+# every level's wording, the others say the same in other words (for the hunt's mutations and
+# TrainConfig.rephrase_share). {phrase}: "are NOT even"; {listed}: "3, 8, 5, 10".
+PHRASINGS = {
+    "how_many": ("Count the numbers that {phrase} in this list: {listed}. How many are there?",
+                 "How many of {listed} {phrase}?"),
+    "list_given": ("Find all the numbers that {phrase}, then say how many you found. The list: {listed}.",
+                   "The list is {listed}. How many of its numbers {phrase}?"),
+    "total": ("Of the numbers that {phrase}, how many does the list {listed} hold?",
+              "What is the total count of numbers in {listed} that {phrase}?"),
+    "say": ("Say how many numbers {phrase} in the list {listed}.", "Count how many of {listed} {phrase}."),
+}
 
 
 def _properties(template: str, values: list[int], rng: Random) -> tuple[str, list[Property]]:
@@ -46,6 +58,12 @@ def positive_phrase(combine: str, properties: list[Property]) -> str:
             "both": f"are both {names[0]} and {names[-1]}"}[combine]
 
 
+def ask(phrasing: str, position: str, phrase: str, listed: str) -> str:
+    """The question: "How many of 3, 8, 5, 10 are NOT even?" (the control twin passes "are even")."""
+    start, end = PHRASINGS[phrasing]
+    return (start if position == "start" else end).format(phrase=phrase, listed=listed)
+
+
 def negated_phrase(form: str, combine: str, properties: list[Property]) -> str:
     first, again = FORMS[form]
     names = [name for name, _ in properties]
@@ -63,6 +81,7 @@ class ExclusionCountingConfig:
     negation_form: str = field(default="caps", metadata={"help": "wording of the negation: " + ", ".join(FORMS)})
     operand_digits: int = field(default=1, metadata={"help": "digits per listed number (1-3)"})
     clause_position: str = field(default="end", metadata={"help": "NOT-clause before (start) or after (end) the list"})
+    phrasing: str = field(default="how_many", metadata={"help": "how the question is framed: " + ", ".join(PHRASINGS)})
     count: int = field(default=4, metadata={"help": "how many numbers are listed (set by the level)"})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed list of numbers (2-12)"})
 
@@ -71,6 +90,7 @@ class ExclusionCountingConfig:
         check_choice("negation_form", self.negation_form, tuple(FORMS))
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
         if self.operands is not None:
             check_operands(self.operands, None)
             check_int("the number of operands", len(self.operands), 2, 12)
@@ -86,9 +106,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
            for x in values]
     answer = has.count(False)
     phrase = negated_phrase(config.negation_form, combine, properties)
-    listed = ", ".join(map(str, values))
-    question = (f"Count the numbers that {phrase} in this list: {listed}. How many are there?"
-                if config.clause_position == "start" else f"How many of {listed} {phrase}?")
+    question = ask(config.phrasing, config.clause_position, phrase, ", ".join(map(str, values)))
     hint = ("Go through the list one number at a time, mark each number that has the property, "
             "then count the numbers you did NOT mark.")
     metadata = {"template": config.template, "operands": values, "operator": "count", "distractors": [],
@@ -96,7 +114,8 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 "negated": True, "alternatives": [v for v in dict.fromkeys([len(values) - answer, len(values)])
                                                   if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
-                           "operand_digits": config.operand_digits, "clause_position": config.clause_position}}
+                           "operand_digits": config.operand_digits, "clause_position": config.clause_position,
+                           "phrasing": config.phrasing}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -114,6 +133,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Count the listed numbers that do NOT have a property",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position", "operands"),
-    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS},
+    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "operands"),
+    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
+             "phrasing": tuple(PHRASINGS)},
 ))

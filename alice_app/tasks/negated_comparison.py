@@ -29,6 +29,15 @@ TEMPLATES = {
     "second_smallest": (("the smallest", "one of the two largest"), lambda v: v[1], 4),
 }
 EXPR_SHAPES = ("add", "sub", "mul")
+# How the question is framed, with the NOT-clause before (start) or after (end) the options; the first is
+# every level's wording, the others say the same in other words (for the hunt's mutations and
+# TrainConfig.rephrase_share). {phrase}: "is NOT the larger"; {options}: "17 or 23"; {both}: "17 and 23".
+PHRASINGS = {
+    "which": ("Which {phrase}: {options}?", "Of {both}, which {phrase}?"),
+    "choose": ("Choose the one that {phrase}: {options}.", "Of {both}, choose the one that {phrase}."),
+    "tell": ("Tell me which {phrase}: {options}.", "Here are {both}. Tell me which {phrase}."),
+    "options": ("Find the one that {phrase} among {both}.", "The options are {both}. Which of them {phrase}?"),
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,7 @@ class NegatedComparisonConfig:
     negation_form: str = field(default="caps", metadata={"help": "wording of the negation: " + ", ".join(FORMS)})
     operand_digits: int = field(default=2, metadata={"help": "digits per number (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "NOT-clause before (start) or after (end) the options"})
+    phrasing: str = field(default="which", metadata={"help": "how the question is framed: " + ", ".join(PHRASINGS)})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed numbers (expression templates: four operands)"})
 
     def validate(self) -> "NegatedComparisonConfig":
@@ -45,10 +55,19 @@ class NegatedComparisonConfig:
         check_choice("negation_form", self.negation_form, tuple(FORMS))
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
         if self.operands is not None:
             count = 4 if self.template.startswith("expr") else TEMPLATES[self.template][2]
             check_operands(self.operands, count)
         return self
+
+
+def ask(phrasing: str, position: str, phrase: str, texts: list[str]) -> str:
+    """The question: "Which is NOT the larger: 17 or 23?" (the control twin passes "is the smaller")."""
+    start, end = PHRASINGS[phrasing]
+    listed = ", ".join(texts[:-1])
+    frame = start if position == "start" else end
+    return frame.format(phrase=phrase, options=f"{listed} or {texts[-1]}", both=f"{listed} and {texts[-1]}")
 
 
 def distinct_numbers(rng: Random, count: int, digits: int) -> list[int]:
@@ -98,9 +117,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
         raise ValueError(f"the options must have different values; got {values}")
     properties, pick, _ = TEMPLATES[config.template]
     phrase = " and ".join(f"{FORMS[config.negation_form]} {p}" for p in properties)
-    listed = ", ".join(texts[:-1])
-    question = (f"Which {phrase}: {listed} or {texts[-1]}?" if config.clause_position == "start"
-                else f"Of {listed} and {texts[-1]}, which {phrase}?")
+    question = ask(config.phrasing, config.clause_position, phrase, texts)
     if config.template.startswith("expr"):
         question += " Give its value."
     answer = pick(sorted(values))
@@ -110,7 +127,8 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 "options": texts, "values": values, "distractors": [], "negated": True,
                 "alternatives": [v for v in values if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
-                           "operand_digits": config.operand_digits, "clause_position": config.clause_position}}
+                           "operand_digits": config.operand_digits, "clause_position": config.clause_position,
+                           "phrasing": config.phrasing}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -127,6 +145,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Pick the option that does NOT have the named extreme",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position", "operands"),
-    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS},
+    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "operands"),
+    choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
+             "phrasing": tuple(PHRASINGS)},
 ))

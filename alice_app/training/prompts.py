@@ -7,9 +7,8 @@ from dataclasses import replace
 from typing import Callable
 
 from alice_app.episode import new_episode
-from alice_app.tasks._arith import PHRASINGS
 from alice_app.tasks._common import ANSWER_FORMAT
-from alice_app.tasks.registry import generate_task
+from alice_app.tasks.registry import generate_task, get_family
 from alice_app.types import Task
 
 
@@ -30,12 +29,14 @@ def without_format(task: Task, share: float) -> bool:
 
 def rephrased(task: Task, share: float) -> Task:
     """``task`` asked in another of its family's phrasings ("add 3 and 4." for "what is 3 + 4?") for
-    a ``share`` of the tasks that have the default wording; the numbers and answer stay the same.
+    a ``share`` of the tasks that have the default (first) wording; the numbers and answer stay the same.
     Other tasks (families without phrasings, contrastive repair variants) come back unchanged."""
     params = dict(task.metadata.get("params") or {})
-    if params.get("phrasing") != "symbols" or task.metadata.get("contrastive") or _bucket(task, "phrasing") >= share:
+    phrasings = get_family(task.family).choices.get("phrasing", ())
+    if (not phrasings or params.get("phrasing") != phrasings[0] or task.metadata.get("contrastive")
+            or _bucket(task, "phrasing") >= share):
         return task
-    others = PHRASINGS[1:]
+    others = phrasings[1:]
     phrasing = others[int(_bucket(task, "which") * len(others)) % len(others)]
     again = generate_task(task.family, task.level, task.seed, **{**params, "phrasing": phrasing})
     same = all(again.metadata.get(key) == task.metadata.get(key) for key in ("operands", "distractors"))

@@ -61,3 +61,42 @@ def test_a_control_twin_asks_in_the_same_words(family):
 def test_an_unknown_phrasing_is_refused():
     with pytest.raises(ValueError, match="phrasing must be one of"):
         generate_task("negation_arithmetic", "easy", 0, phrasing="shout")
+
+
+# The families that frame a question rather than ask for an expression have their own phrasings.
+FRAMED = ("negated_comparison", "double_negation", "exclusion_counting")
+
+
+@pytest.mark.parametrize("family", FRAMED)
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("position", ["start", "end"])
+def test_framed_families_keep_their_values_and_answer_in_every_phrasing(family, level, position):
+    from alice_app.tasks.registry import get_family
+
+    phrasings = get_family(family).choices["phrasing"]
+    base = generate_task(family, level, 11, clause_position=position)
+    assert generate_task(family, level, 11, clause_position=position, phrasing=phrasings[0]).prompt == base.prompt
+    prompts, twins = set(), set()
+    for phrasing in phrasings:
+        task = generate_task(family, level, 11, clause_position=position, phrasing=phrasing)
+        assert (task.answer, task.metadata["operands"]) == (base.answer, base.metadata["operands"])
+        assert task.metadata["params"]["phrasing"] == phrasing
+        assert all(re.search(rf"(?<!\d){n}(?!\d)", task.prompt) for n in task.metadata["operands"])
+        twin = control_of(task)
+        assert twin.answer == control_of(base).answer and "NOT" not in twin.prompt and "not" not in twin.prompt
+        prompts.add(task.prompt)
+        twins.add(twin.prompt)
+    assert len(prompts) == len(twins) == len(phrasings)
+
+
+def test_framed_twins_ask_in_the_family_tasks_words():
+    task = generate_task("negated_comparison", "easy", 2, phrasing="choose", template="not_larger", operands=(17, 23))
+    assert task.prompt.startswith("Choose the one that is NOT the larger: 17 or 23.")
+    assert control_of(task).prompt.startswith("Choose the one that is the smaller: 17 or 23.")
+    task = generate_task("exclusion_counting", "easy", 2, phrasing="say", template="not_even", operands=(3, 8, 5, 10),
+                         clause_position="end")
+    assert task.prompt.startswith("Count how many of 3, 8, 5, 10 are NOT even.") and task.answer == "2"
+    assert control_of(task).prompt.startswith("Count how many of 3, 8, 5 and 10 are even.")
+    task = generate_task("double_negation", "easy", 2, phrasing="must_be", clause_position="end")
+    assert task.prompt.startswith("The answer must be ") and "Work out which, and give its value." in task.prompt
+    assert control_of(task).prompt.startswith("The answer must be ")

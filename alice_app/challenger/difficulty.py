@@ -1,9 +1,13 @@
 """Difficulty is measured, not guessed: the solver answers k samples of each filled template.
 
 The pass rate p over all samples (tier 3: consistency over samples, ``verify/tier3.py``) is the
-template's difficulty for that solver. The challenger's reward peaks at p = 0.5, where a task
-discriminates best (``1 - 2|p - 0.5|``); it is 0 for an invalid proposal, and R-Zero's repetition
-penalty is subtracted (never below 0).
+template's difficulty for that solver. The challenger's reward is a ladder, so that GRPO can tell a
+better proposal from a worse one even when none reaches the discrimination zone:
+- 0 for a reply that is not a valid, safe proposal;
+- ``FORM_CREDIT × novelty`` for a well-formed near-duplicate of a known wording: the further it is
+  from the wording it copies, the more (``near_duplicate_credit``), always less than a novel one;
+- ``FORM_CREDIT + (1 - FORM_CREDIT) × (1 - 2|p - 0.5|)`` for a valid novel one, which peaks at
+  p = 0.5, where a task discriminates best; R-Zero's repetition penalty is subtracted (never below 0).
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ DEFAULT_K = 4
 # The tier-3 sampling temperature of models/consistency.py: at 1.0 a 135M solver is almost never
 # right (measured: pass rate 0 on all nine seed templates), which leaves the reward no signal.
 DEFAULT_TEMPERATURE = 0.8
+FORM_CREDIT = 0.1  # what a valid novel proposal earns before its difficulty counts
 
 
 @dataclass(frozen=True)
@@ -44,10 +49,20 @@ def uncertainty_reward(pass_rate: float) -> float:
 
 
 def challenger_reward(valid: bool, pass_rate: float | None, penalty: float = 0.0) -> float:
-    """The challenger's reward for one proposal: 0 when invalid, else uncertainty minus repetition."""
+    """The reward of one valid, measured proposal: ``FORM_CREDIT`` plus the rest scaled by the
+    uncertainty, minus repetition; 0 when invalid or not measured."""
     if not valid or pass_rate is None:
         return 0.0
-    return max(0.0, uncertainty_reward(pass_rate) - penalty)
+    return max(0.0, FORM_CREDIT + (1.0 - FORM_CREDIT) * uncertainty_reward(pass_rate) - penalty)
+
+
+def near_duplicate_credit(novelty: float) -> float:
+    """What a well-formed near-duplicate earns: ``FORM_CREDIT × novelty`` (novelty = 1 − its BLEU
+    against the wording it copies, below 1 − ``NEAR_DUPLICATE``), 0 for an exact copy and always
+    less than a valid novel proposal earns."""
+    if not 0.0 <= novelty <= 1.0:
+        raise ValueError(f"novelty lies in 0..1, not {novelty}")
+    return FORM_CREDIT * novelty
 
 
 def measure(solver, verifier, tasks_per_template: Sequence[Sequence[Task]], k: int = DEFAULT_K,

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from alice_app.challenger.difficulty import DEFAULT_TEMPERATURE, Difficulty, challenger_reward, measure
+from alice_app.challenger.difficulty import (DEFAULT_TEMPERATURE, Difficulty, challenger_reward, measure,
+                                             near_duplicate_credit)
 from alice_app.challenger.family import add_to_catalog, fill
 from alice_app.challenger.novelty import NEAR_DUPLICATE, nearest, repetition_penalties
 from alice_app.challenger.proposal import Proposal, Rejected, parse_proposal
@@ -76,6 +77,8 @@ def judge_batch(raws: Sequence[Any], known: Sequence[str], *, solver=None, verif
         judgement.penalty = penalty
         rate = judgement.difficulty.pass_rate if judgement.difficulty else None
         judgement.reward = challenger_reward(judgement.valid, rate, penalty)
+        if judgement.reason == "near_duplicate":
+            judgement.reward = near_duplicate_credit(judgement.novelty)
     return judgements
 
 

@@ -1,6 +1,7 @@
 import json
 
-from alice_app.challenger.difficulty import challenger_reward, measure, uncertainty_reward
+from alice_app.challenger.difficulty import (FORM_CREDIT, challenger_reward, measure, near_duplicate_credit,
+                                             uncertainty_reward)
 from alice_app.challenger.family import SEED_TEMPLATES, known_wordings
 from alice_app.challenger.judge import judge_batch, persist, summarize
 from alice_app.store.db import open_db
@@ -32,6 +33,13 @@ def test_reward_peaks_at_one_half_and_is_zero_when_invalid():
     assert challenger_reward(False, 0.5) == 0.0
     assert challenger_reward(True, 0.5, penalty=0.25) == 0.75
     assert challenger_reward(True, 0.9, penalty=0.5) == 0.0
+    assert challenger_reward(True, 0.0) == challenger_reward(True, 1.0) == FORM_CREDIT  # valid, novel, out of the zone
+
+
+def test_the_reward_ranks_invalid_below_copies_below_novel_proposals():
+    copies = [near_duplicate_credit(novelty) for novelty in (0.0, 0.2, 0.39)]
+    assert copies == sorted(copies) and copies[0] == 0.0
+    assert 0.0 < copies[-1] < challenger_reward(True, 1.0) < challenger_reward(True, 0.75) < challenger_reward(True, 0.5)
 
 
 def test_measure_counts_passes_over_k_samples():
@@ -52,7 +60,8 @@ def test_a_batch_of_good_bad_and_duplicate_replies_is_judged_and_persisted(setti
     assert [j.reason for j in judgements] == [None, "empty", "too_long", "slot_syntax", "near_duplicate"]
     assert judgements[0].difficulty.pass_rate == 0.5
     assert judgements[0].reward == 1.0 - judgements[0].penalty > 0
-    assert all(j.reward == 0.0 for j in judgements[1:])
+    assert all(j.reward == 0.0 for j in judgements[1:4])
+    assert judgements[4].reward == near_duplicate_credit(judgements[4].novelty) < FORM_CREDIT  # a copy: a little
     persist(judgements, store, proposer="unit", solver_id="half-right", round=1)
     assert [r["template_id"] for r in store.accepted()] == [judgements[0].proposal.template_id]
     assert store.rejection_counts() == {"empty": 1, "too_long": 1, "slot_syntax": 1, "near_duplicate": 1}

@@ -61,6 +61,9 @@ _RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+t
 # ... or on a later line that opens by reconsidering it: "Answer: 7\nActually, it is 8", "\nHmm, or maybe 8".
 _RECONSIDERED_RE = re.compile(r"^\W*(?:(?:hmm+|um+|well)\W*)?(?:(?:wait|actually|correction|i\s+mean|scratch\s+that|"
                               r"oops|sorry|or|maybe|perhaps|on\s+second\s+thought)\b|no\s*[,.!:;—-])", re.IGNORECASE)
+# Doubt before the value: "Answer: either 7 or 8", "Answer: maybe 7".
+_DOUBT_BEFORE_RE = re.compile(r"(?:either(?!\s+way)|maybe|perhaps|possibly)\s", re.IGNORECASE)
+_SIGN_WORD_RE = re.compile(r"(?:minus|negative)\s+(?=\d)", re.IGNORECASE)  # "minus 3": -3
 _HEDGE = (None, HEDGED)
 _EXPONENT_RE = re.compile(r"[eE][-+]?\d+")  # "2e3": scientific notation, not the number 2
 MAX_EXPONENT = 40
@@ -146,8 +149,9 @@ def _leading_answer(segment: str) -> tuple[str | None, str] | None:
     tail = line[len(clause):]  # what follows the clause: ", 8, 9" after "Answer: 7"
     if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
         clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)
-    if _RANGE_BEFORE_RE.match(clause):
+    if _RANGE_BEFORE_RE.match(clause) or _DOUBT_BEFORE_RE.match(clause):
         return _HEDGE
+    clause = _SIGN_WORD_RE.sub("-", clause, count=1)
     match = NUMBER_RE.match(clause)
     exponent = match and _EXPONENT_RE.match(clause, match.end())
     if exponent:

@@ -49,7 +49,8 @@ def test_answer_stated_early_in_a_very_long_reply():
                                   "Answer: 10. Actually eleven.", "Answer: 10\nActually no, it is 11.",
                                   "Answer: 10\nHmm, or maybe 11", "Answer: 10\nNo, wait: 11", "Answer: 10\n\nOr 11",
                                   "Answer: 10 but it could be 11", "Answer: 10. Maybe 11.", "Answer: 10 ... or 11",
-                                  "Answer: 10 & 11", "Answer: 10, or rather 11", "Answer: 10 … 11"])
+                                  "Answer: 10 & 11", "Answer: 10, or rather 11", "Answer: 10 … 11",
+                                  "Answer: either 10 or 11", "Answer: maybe 10", "Answer: perhaps 10"])
 def test_a_hedged_answer_line_is_decided_wrong_whichever_value_is_right(task, text):
     assert locate_answer(text) == (None, "hedged")
     verdict = check(task, text)
@@ -84,6 +85,8 @@ def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
 @pytest.mark.parametrize("text, expected", [
     ("Answer: 2e3", "2000"), ("Answer: 2.5e1", "25"), ("Answer: 1e999", "1e999"),  # never the number 1
     ("Answer: -(-9)", "9"), ("Answer: -(3 - 10)", "7"),
+    ("Answer: minus 3", "-3"), ("Answer: negative 12", "-12"), ("The answer is minus 3.", "-3"),  # never 3
+    ("Answer: either way, it is 12", "12"),
 ])
 def test_scientific_notation_and_a_leading_minus_are_read_whole(text, expected):
     assert extract_answer(text) == expected

@@ -8,7 +8,7 @@ from typing import Callable
 
 from alice_app.episode import new_episode
 from alice_app.tasks._common import ANSWER_FORMAT
-from alice_app.tasks.registry import generate_task, get_family
+from alice_app.tasks.registry import family_names, generate_task, get_family
 from alice_app.types import Task
 
 
@@ -32,7 +32,7 @@ def rephrased(task: Task, share: float) -> Task:
     a ``share`` of the tasks that have the default (first) wording; the numbers and answer stay the same.
     Other tasks (families without phrasings, contrastive repair variants) come back unchanged."""
     params = dict(task.metadata.get("params") or {})
-    phrasings = get_family(task.family).choices.get("phrasing", ())
+    phrasings = get_family(task.family).choices.get("phrasing", ()) if task.family in family_names() else ()
     if (not phrasings or params.get("phrasing") != phrasings[0] or task.metadata.get("contrastive")
             or _bucket(task, "phrasing") >= share):
         return task

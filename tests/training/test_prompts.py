@@ -21,6 +21,10 @@ def test_every_family_with_phrasings_is_rephrased_and_others_are_not():
         assert sum(build(t) != task_messages(t) for t in tasks) >= 25, family
     other = generate_task("negation_arithmetic", "easy", 1, phrasing="verb")  # already in other words
     assert build(other) == task_messages(other)
+    from alice_app.tasks.registry import control_of
+
+    twin = control_of(generate_task("negated_comparison", "easy", 1))  # not a registered family
+    assert build(twin) == task_messages(twin)
 
 
 def test_a_share_of_training_prompts_are_asked_in_other_words_with_the_same_numbers():

@@ -182,7 +182,7 @@ def run_transfer(services, settings, args, folder: Path) -> dict:
 
 
 def headline(result: dict) -> dict:
-    pick = ("validity_rate", "novelty_rate", "zone_rate", "mean_reward", "rejections")
+    pick = ("validity_rate", "novelty_rate", "zone_rate", "mean_reward", "rewarded_share", "rejections")
     out = {"before": {k: result["before"][k] for k in pick}, "seconds": result["seconds"]}
     if "after" not in result:  # --proposals-only
         return out

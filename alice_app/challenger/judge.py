@@ -99,7 +99,8 @@ def persist(judgements: Sequence[Judgement], store, *, proposer: str, solver_id:
 
 
 def summarize(judgements: Sequence[Judgement], zone: tuple[float, float] = (0.2, 0.8)) -> dict[str, Any]:
-    """Validity, novelty and zone rates of a batch, the rejection reasons and the mean reward."""
+    """Validity, novelty and zone rates of a batch, the rejection reasons, the mean reward and the
+    share of proposals with any reward."""
     total = max(len(judgements), 1)
     valid = [j for j in judgements if j.valid]
     measured = [j for j in valid if j.difficulty and j.difficulty.n]
@@ -114,6 +115,7 @@ def summarize(judgements: Sequence[Judgement], zone: tuple[float, float] = (0.2,
         "novelty_rate": round(len(valid) / total, 4),  # valid and not a near-duplicate
         "zone_rate": round(sum(in_zone(j.difficulty.pass_rate, zone) for j in measured) / total, 4),
         "mean_reward": round(sum(j.reward for j in judgements) / total, 4),
+        "rewarded_share": round(sum(j.reward > 0 for j in judgements) / total, 4),  # GRPO can tell these apart
         "mean_pass_rate": round(sum(j.difficulty.pass_rate for j in measured) / len(measured), 4) if measured else None,
         "rejections": reasons,
     }

@@ -39,7 +39,8 @@ def test_the_mixed_arm_draws_half_its_prompts_from_accepted_templates(bench, ser
 
 def test_the_headline_reports_a_transfer_that_could_not_run(bench):
     side = {"failure_map": [{"source": "seed", "op": "+", "pass_rate": 0.5}]}
-    quality = {"validity_rate": 0.0, "novelty_rate": 0.0, "zone_rate": 0.0, "mean_reward": 0.0, "rejections": {}}
+    quality = {"validity_rate": 0.0, "novelty_rate": 0.0, "zone_rate": 0.0, "mean_reward": 0.0, "rewarded_share": 0.0,
+               "rejections": {}}
     result = {"before": quality, "after": quality, "accepted_templates": [], "seconds": 1.0,
               "transfer": {"base": {"correct": 0.1}, "seeds": [], "note": "no challenger template was accepted"},
               "duel": {"sides": {"a": side, "b": side}}}

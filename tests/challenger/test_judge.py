@@ -67,6 +67,7 @@ def test_a_batch_of_good_bad_and_duplicate_replies_is_judged_and_persisted(setti
     assert store.rejection_counts() == {"empty": 1, "too_long": 1, "slot_syntax": 1, "near_duplicate": 1}
     figures = summarize(judgements)
     assert figures["validity_rate"] == 0.4 and figures["novelty_rate"] == 0.2 and figures["zone_rate"] == 0.2
+    assert figures["rewarded_share"] == 0.2  # the exact copy earns nothing
     from alice_app.challenger.family import load_catalog
 
     load_catalog(TemplateStore(open_db(settings.db_path.parent / "empty.db")))

@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from alice_app.challenger.novelty import tokens
 from alice_app.tasks._arith import SHAPES
 
 # op -> (level, digits per operand); the ops are shapes of tasks/_arith.py, so the answer, the
@@ -44,8 +46,13 @@ MIN_TEMPLATE_CHARS, MAX_TEMPLATE_CHARS = 20, 300
 REASONS: tuple[str, ...] = (
     "empty", "too_long", "malformed", "unknown_op", "bad_characters", "template_length", "slot_syntax",
     "states_answer", "unknown_slot", "missing_operand", "no_distractor", "literal_number", "no_op_cue",
-    "wrong_expression", "wrong_order", "near_duplicate",
+    "wrong_expression", "wrong_order", "repetitive", "near_duplicate",
 )
+# Degenerate text: a run of REPEATED_SPAN words (a slot counts as one) said REPEATED_TIMES times or more
+# ("Ben says (Ben says it is) Ben says (Ben says it is) …", which the 135M challenger wrote). Three
+# NOT-values ("not equal to {claim} and not equal to {claim2} and not equal to {claim3}") repeat 5-word
+# runs only twice.
+REPEATED_SPAN, REPEATED_TIMES = 5, 3
 
 _BRACED = re.compile(r"\{([^{}]*)\}")
 _PLAIN = re.compile(r"[a-z][a-z0-9_]{0,15}")
@@ -171,7 +178,16 @@ def validate(proposal: Proposal) -> Proposal:
     _check_slot_syntax(template)
     _check_slots(proposal)
     _check_wording(proposal)
+    _check_repetition(template)
     return proposal
+
+
+def _check_repetition(template: str) -> None:
+    words = tokens(template)
+    runs = Counter(tuple(words[i:i + REPEATED_SPAN]) for i in range(len(words) - REPEATED_SPAN + 1))
+    run, times = runs.most_common(1)[0] if runs else ((), 0)
+    if times >= REPEATED_TIMES:
+        raise Rejected("repetitive", f"the words {' '.join(run)!r} come {times} times: degenerate text")
 
 
 def _check_slot_syntax(template: str) -> None:

@@ -50,9 +50,18 @@ def test_line_format_and_json_format_parse_to_the_same_proposal():
     ("TEMPLATE: Subtract {a} from {b} to obtain {claim}.\nOP: sub", "wrong_order"),  # a novel proposal of the bench
     ("TEMPLATE: Take {a} away from {b}; it is not {claim}.\nOP: sub", "wrong_order"),
     ("TEMPLATE: What is {a} less than {b}? Not {claim}.\nOP: sub", "wrong_order"),
+    ("TEMPLATE: What is {a} + {b} × {c}, given that the result is not equal to {claim}, Ben says it is {claim2}. "
+     "Ben says (Ben says it is) Ben says (Ben says it is), Ben says (Ben says it is).\nOP: mixed",
+     "repetitive"),  # accepted by the ladder-reward bench run: now caught
 ])
 def test_bad_proposals_are_rejected_with_their_reason(raw, reason):
     assert reason_of(raw) == reason
+
+
+def test_three_not_values_are_not_repetition():
+    raw = ("TEMPLATE: What is {a} + {b}, given that the result is not equal to {claim} and not equal to {claim2} "
+           "and not equal to {claim3}?\nOP: add")
+    assert parse_proposal(raw).op == "add"
 
 
 def test_a_subtraction_worded_in_the_op_s_order_is_valid():

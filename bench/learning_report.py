@@ -42,6 +42,7 @@ def arm_figures(arm: dict) -> dict:
         "penalty_before": pen_b, "penalty_after": pen_a,
         "penalty_reduction": (pen_b - pen_a) / pen_b if pen_b and pen_b > 0 else None,
         "negation_easy": negation.get("easy"), "negation_medium": negation.get("medium"),
+        "negation_hard": negation.get("hard"),
         "control_worst_change": _worst_control_change(before, after),
         "accuracy_before": curve(arm)[0]["accuracy"], "accuracy_after": curve(arm)[-1]["accuracy"],
         "banked_solved": arm["repair"]["solved_share"], "repaired_share": arm["repair"]["repaired_share"],

@@ -38,7 +38,8 @@ def load_arm(spec: str) -> tuple[str, dict, dict]:
         raise ValueError(f"{path} has no {arm!r} arm")
     figures = [arm_figures(one) for one in seeds]
     summary = {key: stats([f[key] for f in figures]) for key in FIGURES}
-    return f"{label or Path(path).stem + ':' + arm} ({len(seeds)} seeds)", raw["meta"]["settings"], summary
+    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}"
+    return f"{label or Path(path).stem + ':' + arm} ({count})", raw["meta"]["settings"], summary
 
 
 def settings_that_differ(settings: list[dict]) -> dict[str, list]:

@@ -75,7 +75,8 @@ def digits_range(digits: int) -> tuple[int, int]:
     return (1 if digits == 1 else 10 ** (digits - 1)), 10**digits - 1
 
 
-def join_numbers(values: Sequence[int]) -> str:
-    """'3', '3 and 8', '3, 8 and 5'."""
+def join_numbers(values: Sequence[int | str], conjunction: str = "and") -> str:
+    """'3', '3 and 8', '3, 8 and 5' (or with ``conjunction`` "or": '3, 8 or 5'); options written as
+    expressions join the same way ('3 + 4 or 3 × 4')."""
     words = [str(v) for v in values]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" {conjunction} " + words[-1]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands
-from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, make_task, resolve
+from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, join_numbers, make_task, resolve
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
@@ -78,8 +78,7 @@ def offer(phrasing: str, texts: list[str]) -> tuple[str, str]:
     """(the sentence offering the candidates, the question), e.g. ("The answer is one of 2 values: 3 + 4
     or 3 × 4.", "What is the answer? Give its value.")."""
     choice, question = PHRASINGS[phrasing]
-    listed = ", ".join(texts[:-1])
-    return choice.format(n=len(texts), options=f"{listed} or {texts[-1]}", both=f"{listed} and {texts[-1]}"), question
+    return choice.format(n=len(texts), options=join_numbers(texts, "or"), both=join_numbers(texts)), question
 
 
 def negation_sentence(form: str, depth: int, named: str) -> str:

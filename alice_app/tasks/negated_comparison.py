@@ -10,7 +10,7 @@ from random import Random
 
 from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands
 from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
-                                     digits_range, make_task, resolve)
+                                     digits_range, join_numbers, make_task, resolve)
 from alice_app.tasks.registry import Family, register
 from alice_app.types import Task
 
@@ -65,9 +65,8 @@ class NegatedComparisonConfig:
 def ask(phrasing: str, position: str, phrase: str, texts: list[str]) -> str:
     """The question: "Which is NOT the larger: 17 or 23?" (the control twin passes "is the smaller")."""
     start, end = PHRASINGS[phrasing]
-    listed = ", ".join(texts[:-1])
     frame = start if position == "start" else end
-    return frame.format(phrase=phrase, options=f"{listed} or {texts[-1]}", both=f"{listed} and {texts[-1]}")
+    return frame.format(phrase=phrase, options=join_numbers(texts, "or"), both=join_numbers(texts))
 
 
 def distinct_numbers(rng: Random, count: int, digits: int) -> list[int]:

@@ -76,9 +76,8 @@ def judge_batch(raws: Sequence[Any], known: Sequence[str], *, solver=None, verif
     for judgement, penalty in zip(judgements, penalties):
         judgement.penalty = penalty
         rate = judgement.difficulty.pass_rate if judgement.difficulty else None
-        judgement.reward = challenger_reward(judgement.valid, rate, penalty)
-        if judgement.reason == "near_duplicate":
-            judgement.reward = near_duplicate_credit(judgement.novelty)
+        judgement.reward = (near_duplicate_credit(judgement.novelty) if judgement.reason == "near_duplicate"
+                            else challenger_reward(judgement.valid, rate, penalty))
     return judgements
 
 

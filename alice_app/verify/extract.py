@@ -40,7 +40,8 @@ _NEGATED_NUMBER_RE = re.compile(rf"\b(?:not|isn't|is\s+not|n't\s+be)\s+(?:equal\
                                 re.IGNORECASE)
 # After the answer's value, inside its clause: another value offered beside it ("7 or 8", "7 8",
 # "7 | 8", "7 ± 1", "seven or eight"); a parenthesis ("7 (3 + 4)") explains and is skipped.
-_JOINERS = r"(?:[,;|\\±–—&-]|\.{2,}|…|\+/-|\bor\b|\band\b|\bto\b|\bnor\b|\bmaybe\b|\bperhaps\b|\bpossibly\b)"
+_DOUBT = r"maybe|perhaps|possibly"  # words that doubt a value, wherever they stand beside it
+_JOINERS = rf"(?:[,;|\\±–—&-]|\.{{2,}}|…|\+/-|\bor\b|\band\b|\bto\b|\bnor\b|\b(?:{_DOUBT})\b)"
 _ALTERNATIVE_RE = re.compile(rf"\s*[$*]*\s*(?:{_JOINERS}\s*)*[$*]*\s*(?:[-−]?\d|{NUMBER_WORDS})", re.IGNORECASE)
 _PARENTHESES_RE = re.compile(r"\([^()]*\)")
 # After the clause: a list that goes on ("7, 8, 9", "7 (or 8)"), ending there, so "Answer: 7, 8 is
@@ -56,13 +57,13 @@ _RANGE_AFTER_RE = re.compile(r"\s*(?:or|and)\s+(?:more|less|fewer|greater|higher
 # The reply takes its value back, or doubts it, on the answer's own line: "7. Wait, no: 8", "7 <- actually 8",
 # "7. Maybe 8", "7, but it could be 8".
 _RETRACTION_RE = re.compile(r"\b(?:wait|actually|correction|i\s+mean|scratch\s+that|oops|sorry|make\s+(?:it|that)|"
-                            r"maybe|perhaps|possibly|or\s+rather|unless|(?:could|might)\s+(?:also\s+)?be)\b",
+                            rf"{_DOUBT}|or\s+rather|unless|(?:could|might)\s+(?:also\s+)?be)\b",
                             re.IGNORECASE)
 # ... or on a later line that opens by reconsidering it: "Answer: 7\nActually, it is 8", "\nHmm, or maybe 8".
 _RECONSIDERED_RE = re.compile(r"^\W*(?:(?:hmm+|um+|well)\W*)?(?:(?:wait|actually|correction|i\s+mean|scratch\s+that|"
                               r"oops|sorry|or|maybe|perhaps|on\s+second\s+thought)\b|no\s*[,.!:;—-])", re.IGNORECASE)
 # Doubt before the value: "Answer: either 7 or 8", "Answer: maybe 7".
-_DOUBT_BEFORE_RE = re.compile(r"(?:either(?!\s+way)|maybe|perhaps|possibly)\s", re.IGNORECASE)
+_DOUBT_BEFORE_RE = re.compile(rf"(?:either(?!\s+way)|{_DOUBT})\s", re.IGNORECASE)
 _SIGN_WORD_RE = re.compile(r"(?:minus|negative)\s+(?=\d)", re.IGNORECASE)  # "minus 3": -3
 _HEDGE = (None, HEDGED)
 _EXPONENT_RE = re.compile(r"[eE][-+]?\d+")  # "2e3": scientific notation, not the number 2

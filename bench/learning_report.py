@@ -51,6 +51,7 @@ def arm_figures(arm: dict) -> dict:
         "uniform": mean(m.get("frac_outcome_uniform") for m in arm["metrics"]),
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
+        "warm_start_minutes": sum(m.get("warm_start_seconds") or 0.0 for m in arm["metrics"]) / 60,
     }
     for when, measured in (("before", before), ("after", after)):
         figures[f"paraphrase_correct_{when}"] = measured["paraphrases"]["correct"]

@@ -21,6 +21,7 @@ SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
     ("lora_rank", 1, 256), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
     ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 1000),
     ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000), ("feed_lookahead", 0, 2),
+    ("warm_start_prompts", 0, 10_000),
 )
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
@@ -90,6 +91,9 @@ class TrainConfig:
     rephrase_share: float = field(default=0.0, metadata=_help(
         "share of training prompts asked in other words ('add 3 and 4.', 'how much is 3 plus 4?' for 'what is "
         "3 + 4?'; same numbers and answer; evaluation keeps the default wording)"))
+    warm_start_prompts: int = field(default=0, metadata=_help(
+        "rejection-sampling warm start: before GRPO, the policy answers this many training prompts num_generations "
+        "times; one epoch of fine-tuning on its correct, self-consistent answers (at most 2 per prompt); 0 = off"))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
@@ -102,6 +106,8 @@ class TrainConfig:
         _check(self.feed in FEEDS, f"feed must be one of {', '.join(FEEDS)}, not {self.feed!r}")
         _check(not (self.mode == "episode" and self.feed == "static"),
                "episode mode plays live episodes with the policy; use feed=coevolve (static is for grpo)")
+        _check(not (self.warm_start_prompts and self.mode == "dpo"),
+               "warm_start_prompts is a GRPO warm start; DPO trains on banked pairs (set it to 0)")
         _check(self.steps >= 1, f"steps must be at least 1, not {self.steps}")
         _check(self.steps <= MAX_STEPS, f"steps must be at most {MAX_STEPS}, not {self.steps}")
         _check(self.loss_type in LOSS_TYPES, f"loss_type must be one of {', '.join(LOSS_TYPES)}, not {self.loss_type!r}")

@@ -74,7 +74,15 @@ def build_trainer(services: Any, request: RunRequest, model: Any, tokenizer: Any
     else:
         from alice_app.training.grpo import build_grpo_trainer
 
-        trainer = build_grpo_trainer(services, config, model, tokenizer, families, request.output_dir, [recorder])
+        callbacks = [recorder]
+        if config.warm_start_prompts:
+            from alice_app.training.warm_start import warm_start_callback
+
+            callbacks.append(warm_start_callback(
+                services, config, tokenizer, families,
+                on_report=lambda report: services.runs.add_metrics(request.run_id, 0, report.as_metrics()),
+                on_phase=lambda phase: _phase(request, phase), should_stop=request.stop_requested.is_set))
+        trainer = build_grpo_trainer(services, config, model, tokenizer, families, request.output_dir, callbacks)
     trainer.remove_callback(PrinterCallback)  # progress goes to the database (and the CLI's bar)
     return trainer
 

@@ -11,8 +11,8 @@ from typing import Any, Mapping, Sequence
 
 from alice_app.ui.formatting import flatten_metrics, format_duration
 
-PHASES = (("loading", "loading the model"), ("eval-before", "before-evaluation"), ("training", "training steps"),
-          ("eval-after", "after-evaluation"))
+PHASES = (("loading", "loading the model"), ("eval-before", "before-evaluation"), ("warm-start", "warm start"),
+          ("training", "training steps"), ("eval-after", "after-evaluation"))
 ACTIVE = ("queued", "running", "stopping")
 # Used only until this machine has measured a run: the 2-core CPU figures of docs/training.md
 # (embedded SmolLM2-135M, LoRA, 4 completions of <= 48 tokens).
@@ -42,7 +42,8 @@ def setup_seconds(run: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]) 
         return None
     elapsed = seconds_between(run["started_at"], metrics[0].get("ts"))
     first = step_times(metrics[:1])
-    return None if elapsed is None else max(0.0, elapsed - (first[0] if first else 0.0))
+    warm_start = flatten_metrics(metrics[0]).get("warm_start_seconds") or 0.0  # a row of its own, before step 1
+    return None if elapsed is None else max(0.0, elapsed - (first[0] if first else 0.0) - float(warm_start))
 
 
 def eta_seconds(run: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]) -> float | None:
@@ -60,12 +61,14 @@ def eta_seconds(run: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]) ->
 
 def phase_bar(run: Mapping[str, Any], phase: str | None) -> str:
     """"✓ loading the model → ✓ before-evaluation → ▶ training steps 3/40 [███░░░░] → after-evaluation"."""
-    names = [name for name, _ in PHASES]
+    warm = int((run.get("config") or {}).get("warm_start_prompts", 0) or 0) > 0
+    phases = [(name, label) for name, label in PHASES if warm or name != "warm-start"]
+    names = [name for name, _ in phases]
     step, total = int(run.get("step") or 0), int(run.get("total") or 0)
-    current = names.index(phase) if phase in names else (2 if step else 0)
+    current = names.index(phase) if phase in names else (names.index("training") if step else 0)
     finished = run.get("status") == "completed"
     parts = []
-    for index, (name, label) in enumerate(PHASES):
+    for index, (name, label) in enumerate(phases):
         if name == "training" and total:
             filled = round(10 * step / total)
             label += f" {step}/{total} [{'█' * filled}{'░' * (10 - filled)}]"
@@ -92,6 +95,9 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
         lines.append(f"ETA **{format_duration(eta)}** (mean measured step {mean(times):.1f} s over {len(times)} "
                      "steps, plus an after-evaluation as long as the loading and before-evaluation)"
                      if eta is not None else "ETA: after the first step (it is computed from measured step times).")
+    warm = next((flatten_metrics(m) for m in metrics if "warm_start_kept" in flatten_metrics(m)), None)
+    if warm:
+        lines.append(warm_start_line(warm))
     if run.get("error"):
         lines.append(f"⚠ {run['error']}")
     latest = flatten_metrics(metrics[-1]) if metrics else {}
@@ -100,6 +106,16 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
     if shown:
         lines.append("Last step: " + " · ".join(f"{k} {v:.4g}" for k, v in shown.items()))
     return "\n\n".join(lines)
+
+
+def warm_start_line(row: Mapping[str, Any]) -> str:
+    """"Warm start: 23 correct answers kept of 128 samples (16 prompts) · 6 fine-tuning steps · loss 0.41 · 95 s"."""
+    loss = row.get("warm_start_mean_loss")
+    return (f"Warm start: {int(row.get('warm_start_kept', 0))} correct answers kept of "
+            f"{int(row.get('warm_start_samples', 0))} samples ({int(row.get('warm_start_prompts', 0))} prompts) · "
+            f"{int(row.get('warm_start_steps', 0))} fine-tuning steps"
+            + (f" · loss {loss:.3g}" if isinstance(loss, (int, float)) else "")
+            + f" · {format_duration(row.get('warm_start_seconds'))}")
 
 
 def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of) -> tuple[float, float, str]:

@@ -103,3 +103,40 @@ def test_dpo_run_on_banked_failures(model_services):
     assert [m["step"] for m in model_services.runs.metrics(run_id)] == [1, 2]
     assert (model_services.settings.runs_dir / f"run-{run_id}" / "dpo_pairs.jsonl").is_file()
     job.shutdown()
+
+
+def test_a_warm_start_samples_fine_tunes_and_records_before_the_first_grpo_step(model_services):
+    job = TrainingJob(model_services)
+    config = TrainConfig(steps=1, warm_start_prompts=3, **{**TINY, "num_generations": 4,
+                                                          "families": ("plain_arithmetic",)})
+    run_id = job.start(config)
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "completed", run["error"]
+    warm, step = model_services.runs.metrics(run_id)
+    assert warm["step"] == 0 and step["step"] == 1 and "loss" in step
+    assert warm["warm_start_prompts"] == 3 and warm["warm_start_samples"] == 12
+    # plain_arithmetic easy is solved ~75 % of the time: 4 samples almost surely hold a correct one
+    assert 1 <= warm["warm_start_kept"] <= warm["warm_start_correct"] and warm["warm_start_steps"] >= 1
+    job.shutdown()
+
+
+def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
+    from peft import get_peft_model
+
+    from alice_app.models.loader import load_causal_lm
+    from alice_app.training.prompts import task_messages
+    from alice_app.training.warm_start import Example, encode_batch, fine_tune
+
+    model, tokenizer = load_causal_lm(model_settings, for_training=True)
+    model = get_peft_model(model, TrainConfig().lora_config())
+    messages = tuple(task_messages(generate_task("plain_arithmetic", "easy", 5)))
+    examples = [Example(messages, "3 + 4 = 7.\nAnswer: 7"), Example(messages, "Answer: 7")]
+    batch = encode_batch(tokenizer, examples, "cpu")
+    taught = [tokenizer.decode([t for t in row if t != -100]) for row in batch["labels"].tolist()]
+    assert taught == ["3 + 4 = 7.\nAnswer: 7" + tokenizer.eos_token, "Answer: 7" + tokenizer.eos_token]
+    assert batch["attention_mask"][1].sum() < batch["attention_mask"][0].sum()  # right padding, masked
+    losses = fine_tune(model, tokenizer, examples * 4, learning_rate=1e-3)
+    assert len(losses) == 2 and losses[1] < losses[0]
+    lora_b = sum(float(p.detach().abs().sum()) for name, p in model.named_parameters() if "lora_B" in name)
+    assert lora_b > 0  # LoRA B starts at zero

@@ -1,0 +1,174 @@
+"""Rejection-sampling warm start: before the first GRPO step, the policy learns from its own correct answers.
+
+The policy answers ``warm_start_prompts`` training prompts (uniform over the run's families × levels,
+asked as training asks them) ``num_generations`` times each, at the GRPO temperature. The verifier
+keeps a completion only when it is correct and its final answer agrees with its own last computed
+result (so "6 + 6 = 12. The answer is 6" is never taught); at most ``KEEP_PER_PROMPT`` distinct
+completions per prompt, so tasks the model already solves every time do not fill the set. One epoch
+of supervised fine-tuning on those completions (loss on the completion only) moves the LoRA weights
+before GRPO starts, where fewer groups are then all wrong. It runs inside ``trainer.train()`` (a
+callback on the first ``on_train_begin``), so its time counts as training time; a resumed run skips
+it (the checkpoint already holds it).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Sequence
+
+from alice_app.shortcuts import contradicts_own_result
+from alice_app.training.feed import FeedItem, static_items
+from alice_app.types import Task
+
+KEEP_PER_PROMPT = 2  # distinct correct completions kept per prompt
+BATCH_SIZE = 4  # completions per optimizer step of the fine-tuning
+SEED_OFFSET = 7_919  # the warm start's tasks are not the static arm's first prompts
+
+
+@dataclass(frozen=True)
+class Example:
+    messages: tuple[dict, ...]
+    completion: str
+
+
+@dataclass(frozen=True)
+class WarmStartReport:
+    prompts: int
+    samples: int
+    correct: int
+    kept: int
+    steps: int
+    mean_loss: float | None
+    seconds: float
+
+    def as_metrics(self) -> dict[str, float]:
+        """The report under ``warm_start_*`` names, for the run's metrics (recorded at step 0)."""
+        return {f"warm_start_{key}": float(value) for key, value in asdict(self).items() if value is not None}
+
+
+def keep_correct(items: Sequence[FeedItem], completions: Sequence[Sequence[str]], verifier: Any,
+                 per_prompt: int = KEEP_PER_PROMPT) -> tuple[list[Example], int]:
+    """(examples, correct): the distinct correct, self-consistent completions of each item, at most
+    ``per_prompt`` of them, and how many completions were correct in all."""
+    examples, correct = [], 0
+    for item, texts in zip(items, completions):
+        kept: list[str] = []
+        for text in texts:
+            verdict = verifier.verify(item.task, text)
+            if not verdict.is_correct:
+                continue
+            correct += 1
+            if text not in kept and len(kept) < per_prompt and not contradicts_own_result(text, verdict.extracted):
+                kept.append(text)
+        examples.extend(Example(item.messages, text) for text in kept)
+    return examples, correct
+
+
+def warm_start_items(families: Sequence[str], n: int, seed: int,
+                     build_messages: Callable[[Task], Sequence[dict]]) -> list[FeedItem]:
+    """``n`` training prompts, uniform over ``families`` × levels, the same for every feed of a seed."""
+    return static_items(families, n, seed + SEED_OFFSET, build_messages)
+
+
+def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float,
+              should_stop: Callable[[], bool] = lambda: False) -> list[float]:
+    """One epoch of next-token loss on each example's completion (the prompt is context only), in
+    batches of ``BATCH_SIZE``, with AdamW over the trainable (LoRA) weights; the per-step losses."""
+    import torch
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise ValueError("the warm start needs trainable (LoRA) weights; the model has none")
+    optimizer = torch.optim.AdamW(params, lr=learning_rate)
+    was_training = model.training
+    model.train()
+    losses = []
+    try:
+        for start in range(0, len(examples), BATCH_SIZE):
+            if should_stop():
+                break
+            inputs = encode_batch(tokenizer, examples[start:start + BATCH_SIZE], model.device)
+            loss = model(**inputs).loss
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            losses.append(float(loss.detach()))
+    finally:
+        model.train(was_training)
+    return losses
+
+
+def encode_batch(tokenizer: Any, examples: Sequence[Example], device: Any) -> dict[str, Any]:
+    """input_ids, attention_mask and labels (-100 on the prompt and the padding), right-padded."""
+    import torch
+
+    from alice_app.models.local import render_chat
+
+    rows = []
+    for example in examples:
+        prompt = tokenizer(render_chat(tokenizer, list(example.messages)), add_special_tokens=False)["input_ids"]
+        answer = tokenizer(example.completion, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        rows.append((prompt + answer, [-100] * len(prompt) + answer))
+    width = max(len(ids) for ids, _ in rows)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    ids = [row + [pad] * (width - len(row)) for row, _ in rows]
+    labels = [label + [-100] * (width - len(label)) for _, label in rows]
+    mask = [[1] * len(row) + [0] * (width - len(row)) for row, _ in rows]
+    return {name: torch.tensor(value, device=device) for name, value in
+            (("input_ids", ids), ("attention_mask", mask), ("labels", labels))}
+
+
+def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, items: Sequence[FeedItem], *,
+                   num_generations: int, temperature: float, max_tokens: int, learning_rate: float,
+                   should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
+    """Sample, keep the correct completions, fine-tune on them; what it did and how long it took."""
+    from alice_app.training.evaluate import eval_policy
+
+    started = time.perf_counter()
+    completions: list[list[str]] = []
+    with eval_policy(model, tokenizer, settings, batch_size=num_generations) as policy:
+        for item in items:  # one prompt at a time, so a stop request is seen within one prompt
+            if should_stop():
+                break
+            completions.extend(policy.generate([list(item.messages)], n=num_generations, temperature=temperature,
+                                               max_tokens=max_tokens))
+    examples, correct = keep_correct(items, completions, verifier)
+    losses = fine_tune(model, tokenizer, examples, learning_rate, should_stop) if examples else []
+    return WarmStartReport(prompts=len(completions), samples=sum(map(len, completions)), correct=correct,
+                           kept=len(examples), steps=len(losses),
+                           mean_loss=sum(losses) / len(losses) if losses else None,
+                           seconds=time.perf_counter() - started)
+
+
+class WarmStartCallback:
+    """Runs the warm start at the start of a fresh (not resumed) run and hands its report on."""
+
+    def __init__(self, start: Callable[[Any], WarmStartReport], on_report: Callable[[WarmStartReport], None]):
+        self.start, self.on_report = start, on_report
+
+    def on_train_begin(self, args, state, control, model=None, **kwargs):
+        if state.global_step == 0:
+            self.on_report(self.start(model))
+
+
+def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Sequence[str],
+                        on_report: Callable[[WarmStartReport], None],
+                        on_phase: Callable[[str], None] = lambda phase: None,
+                        should_stop: Callable[[], bool] = lambda: False) -> Any:
+    """The trainer callback of ``config``'s warm start (``config.warm_start_prompts`` prompts)."""
+    from alice_app.training.callbacks import as_trainer_callback
+    from alice_app.training.prompts import training_messages
+
+    items = warm_start_items(families, config.warm_start_prompts, config.seed,
+                             training_messages(config.no_format_share, config.rephrase_share))
+
+    def start(model: Any) -> WarmStartReport:
+        on_phase("warm-start")
+        report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,
+                                num_generations=config.num_generations, temperature=config.temperature,
+                                max_tokens=config.max_completion_length, learning_rate=config.learning_rate,
+                                should_stop=should_stop)
+        on_phase("training")
+        return report
+
+    return as_trainer_callback(WarmStartCallback(start, on_report))

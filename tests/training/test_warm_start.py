@@ -1,0 +1,60 @@
+"""The rejection-sampling warm start: which completions it keeps, and when it runs (fast; the real
+fine-tuning on the embedded model is in test_training_slow.py)."""
+from types import SimpleNamespace
+
+from alice_app.tasks.registry import generate_task
+from alice_app.training.feed import FeedItem
+from alice_app.training.prompts import task_messages
+from alice_app.training.warm_start import KEEP_PER_PROMPT, WarmStartCallback, WarmStartReport, keep_correct, \
+    warm_start_items
+from alice_app.verify.stack import VerifierStack
+
+
+def _item(family, seed):
+    task = generate_task(family, "easy", seed)
+    return FeedItem(task=task, source="static", messages=tuple(task_messages(task)))
+
+
+def test_keeps_distinct_correct_self_consistent_answers_and_counts_every_correct_one():
+    item = _item("plain_arithmetic", 4)
+    right, wrong = item.task.answer, str(int(item.task.answer) + 1)
+    completions = [[f"Answer: {right}", f"Answer: {right}", f"Answer: {wrong}",
+                    f"1 + 1 = {wrong}. Answer: {right}",  # correct, but contradicts its own sum: never taught
+                    f"So it is {right}.\nAnswer: {right}", f"Sure.\nAnswer: {right}"]]
+    examples, correct = keep_correct([item], completions, VerifierStack())
+    assert correct == 5
+    assert [e.completion for e in examples] == [f"Answer: {right}", f"So it is {right}.\nAnswer: {right}"]
+    assert len(examples) == KEEP_PER_PROMPT and all(e.messages == item.messages for e in examples)
+
+
+def test_a_prompt_without_a_correct_answer_contributes_nothing():
+    items = [_item("negation_arithmetic", 1), _item("plain_arithmetic", 2)]
+    completions = [["Answer: 99999"] * 3, [f"Answer: {items[1].task.answer}"] * 3]
+    examples, correct = keep_correct(items, completions, VerifierStack())
+    assert correct == 3 and [e.messages for e in examples] == [items[1].messages]
+
+
+def test_the_prompts_cover_the_families_and_levels_and_depend_only_on_the_seed():
+    first = warm_start_items(["negation_arithmetic", "plain_arithmetic"], 6, 0, task_messages)
+    again = warm_start_items(["negation_arithmetic", "plain_arithmetic"], 6, 0, task_messages)
+    other = warm_start_items(["negation_arithmetic", "plain_arithmetic"], 6, 1, task_messages)
+    assert [i.task.id for i in first] == [i.task.id for i in again] != [i.task.id for i in other]
+    assert {(i.task.family, i.task.level) for i in first} == {
+        (f, lv) for f in ("negation_arithmetic", "plain_arithmetic") for lv in ("easy", "medium", "hard")}
+
+
+def test_runs_once_at_the_start_of_a_fresh_run_and_not_on_resume():
+    report = WarmStartReport(prompts=2, samples=8, correct=3, kept=2, steps=1, mean_loss=0.5, seconds=1.0)
+    started, reports = [], []
+    callback = WarmStartCallback(lambda model: started.append(model) or report, reports.append)
+    callback.on_train_begin(None, SimpleNamespace(global_step=3), None, model="resumed")
+    callback.on_train_begin(None, SimpleNamespace(global_step=0), None, model="fresh")
+    assert started == ["fresh"] and reports == [report]
+    assert report.as_metrics() == {"warm_start_prompts": 2.0, "warm_start_samples": 8.0, "warm_start_correct": 3.0,
+                                   "warm_start_kept": 2.0, "warm_start_steps": 1.0, "warm_start_mean_loss": 0.5,
+                                   "warm_start_seconds": 1.0}
+
+
+def test_a_report_without_fine_tuning_steps_leaves_the_loss_out():
+    report = WarmStartReport(prompts=2, samples=8, correct=0, kept=0, steps=0, mean_loss=None, seconds=1.0)
+    assert "warm_start_mean_loss" not in report.as_metrics()

@@ -1,0 +1,24 @@
+from alice_app.ui import progress
+
+
+def test_the_phase_bar_shows_the_warm_start_only_for_runs_that_have_one():
+    plain = {"status": "running", "step": 0, "total": 10, "config": {}}
+    warm = {**plain, "config": {"warm_start_prompts": 16}}
+    assert "warm start" not in progress.phase_bar(plain, "training")
+    bar = progress.phase_bar(warm, "warm-start")
+    assert "✓ before-evaluation → ▶ warm start → training steps 0/10" in bar
+    assert "✓ warm start → ▶ training steps 3/10" in progress.phase_bar({**warm, "step": 3}, None)
+
+
+def test_setup_time_leaves_the_warm_start_out_and_the_panel_reports_it():
+    run = {"id": 1, "kind": "grpo", "status": "running", "step": 1, "total": 4, "started_at": "2026-12-01T00:00:00Z",
+           "config": {"warm_start_prompts": 8, "eval_n_per_cell": 2}}
+    metrics = [{"step": 0, "ts": "2026-12-01T00:01:40Z", "warm_start_prompts": 8, "warm_start_samples": 32,
+                "warm_start_correct": 9, "warm_start_kept": 6, "warm_start_steps": 2, "warm_start_mean_loss": 0.4123,
+                "warm_start_seconds": 70.0},
+               {"step": 1, "ts": "2026-12-01T00:01:50Z", "loss": 0.1, "reward": 0.5, "step_time": 10.0}]
+    assert progress.setup_seconds(run, metrics) == 30.0  # 100 s to the warm start's end, less its 70 s
+    panel = progress.format_live(run, metrics, "training")
+    assert ("Warm start: 6 correct answers kept of 32 samples (8 prompts) · 2 fine-tuning steps · loss 0.412 · "
+            "1m 10s") in panel
+    assert "Last step: reward 0.5" in panel

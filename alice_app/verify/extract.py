@@ -36,8 +36,10 @@ _MARKER_RE = re.compile(
 )
 _NEGATED_RE = re.compile(r"(?:not|isn't|is\s+not)\b", re.IGNORECASE)
 # A number right after a negation ("not 14", "isn't 7"): what the answer is not, never a guess at it.
-_NEGATED_NUMBER_RE = re.compile(rf"\b(?:not|isn't|is\s+not|n't\s+be)\s+(?:equal\s+to\s+)?(?:{NUMBER})",
-                                re.IGNORECASE)
+# "n't be" ends a word ("won't be 14", "can't be 14"), so it has no word boundary before it.
+_NEGATED_NUMBER_RE = re.compile(
+    rf"(?:\b(?:not|isn['’]t|is\s+not|cannot\s+be|never(?:\s+be)?)|n['’]t\s+be)\s+(?:equal\s+to\s+)?(?:{NUMBER})",
+    re.IGNORECASE)
 # After the answer's value, inside its clause: another value offered beside it ("7 or 8", "7 8",
 # "7 | 8", "7 ± 1", "seven or eight"); a parenthesis ("7 (3 + 4)") explains and is skipped.
 _DOUBT = r"maybe|perhaps|possibly"  # words that doubt a value, wherever they stand beside it

@@ -77,6 +77,10 @@ def test_what_is_not_a_hedge(text, expected):
 @pytest.mark.parametrize("text, expected", [
     ("Answer: not 10", None), ("The result isn't 10.", None), ("It is not equal to 14", None),
     ("The result isn't 14.\n10", "10"), ("The answer is not obvious. 3 + 7 = 10", "10"),
+    # the negation inside a contraction or a modal: "won't be 14" (the paraphrase set's p03 was read as 2)
+    ("9 - 3 = 6 The difference won't be 2.", "6"), ("3 + 7 = 10. It can't be 14.", "10"),
+    ("3 + 7 = 10. It cannot be 14.", "10"), ("10. It is never 14.", "10"), ("10. It wouldn’t be 14.", "10"),
+    ("10. It isn’t 14", "10"), ("The answer won't be 14.", None), ("It won't be 14. It is 13.", "13"),
 ])
 def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
     assert extract_answer(text) == expected

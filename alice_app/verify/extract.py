@@ -38,8 +38,13 @@ _NEGATED_RE = re.compile(r"(?:not|isn't|is\s+not)\b", re.IGNORECASE)
 # A number right after a negation ("not 14", "isn't 7"): what the answer is not, never a guess at it.
 # "n't be" ends a word ("won't be 14", "can't be 14"), so it has no word boundary before it.
 _NEGATED_NUMBER_RE = re.compile(
-    rf"(?:\b(?:not|isn['’]t|is\s+not|cannot\s+be|never(?:\s+be)?)|n['’]t\s+be)\s+(?:equal\s+to\s+)?(?:{NUMBER})",
-    re.IGNORECASE)
+    rf"(?:(?:\b(?:not|isn['’]t|is\s+not|cannot\s+be|never(?:\s+be)?|rather\s+than|instead\s+of|other\s+than)"
+    rf"|n['’]t\s+be)\s+(?:equal\s+to\s+)?|\s*(?:≠|!=|=/=)\s*)(?:{NUMBER}|{NUMBER_WORDS})", re.IGNORECASE)
+_EQUALS_RE = re.compile(r"(?<![!<>=/])=(?![=/])")  # an equals sign, not "!=", "<=", "==" or "=/="
+# A number the reply then calls wrong ("14 is wrong", "the claim of 14 is false", "said 14, which is incorrect").
+_REJECTED_NUMBER_RE = re.compile(
+    rf"(?:{NUMBER}|{NUMBER_WORDS})(?=\s*,?\s*(?:which\s+)?(?:is|was)\s+(?:wrong|false|incorrect|a\s+mistake|"
+    rf"not\s+(?:right|correct|the\s+answer))\b)", re.IGNORECASE)
 # After the answer's value, inside its clause: another value offered beside it ("7 or 8", "7 8",
 # "7 | 8", "7 ± 1", "seven or eight"); a parenthesis ("7 (3 + 4)") explains and is skipped.
 _DOUBT = r"maybe|perhaps|possibly"  # words that doubt a value, wherever they stand beside it
@@ -150,8 +155,9 @@ def _leading_answer(segment: str) -> tuple[str | None, str] | None:
     if _NEGATED_RE.match(clause):  # "the answer is not 14, ..." names what the answer is not
         return None
     tail = line[len(clause):]  # what follows the clause: ", 8, 9" after "Answer: 7"
-    if "=" in clause:  # "Answer: 3 + 4 = 7": the value is what the working ends in
-        clause = clause.rpartition("=")[2].lstrip(_LEAD_CHARS)
+    equals = list(_EQUALS_RE.finditer(clause))
+    if equals:  # "Answer: 3 + 4 = 7": the value is what the working ends in ("10 != 14" is not working)
+        clause = clause[equals[-1].end():].lstrip(_LEAD_CHARS)
     if _RANGE_BEFORE_RE.match(clause) or _DOUBT_BEFORE_RE.match(clause):
         return _HEDGE
     clause = _SIGN_WORD_RE.sub("-", clause, count=1)
@@ -195,8 +201,8 @@ def _evaluated(clause: str) -> tuple[str, str] | None:
 
 
 def _unnegated(text: str) -> str:
-    """``text`` without the numbers it says something is not ("not 14")."""
-    return _NEGATED_NUMBER_RE.sub(" ", text)
+    """``text`` without the numbers it says something is not ("not 14", "14 is wrong")."""
+    return _REJECTED_NUMBER_RE.sub(" ", _NEGATED_NUMBER_RE.sub(" ", text))
 
 
 def _values(text: str) -> set[str | None]:

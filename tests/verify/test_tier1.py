@@ -81,6 +81,12 @@ def test_what_is_not_a_hedge(text, expected):
     ("9 - 3 = 6 The difference won't be 2.", "6"), ("3 + 7 = 10. It can't be 14.", "10"),
     ("3 + 7 = 10. It cannot be 14.", "10"), ("10. It is never 14.", "10"), ("10. It wouldn’t be 14.", "10"),
     ("10. It isn’t 14", "10"), ("The answer won't be 14.", None), ("It won't be 14. It is 13.", "13"),
+    ("It's 9, rather than 14.", "9"), ("9 instead of 14", "9"), ("The result is nine, not ten.", "9"),
+    ("Result = 9 ≠ 10", "9"), ("9 != 10", "9"), ("Answer: 10 != 14", "10"),
+    # a number the reply then calls wrong
+    ("9 is correct; 14 is wrong.", "9"), ("The sum is 9 (the claim of 14 is false).", "9"),
+    ("The total is 9. Someone said 14, which is wrong.", "9"), ("I get 9. The claim of 10 is false.", "9"),
+    ("14 is not the answer; 9 is.", "9"), ("14 is wrong.", None),
 ])
 def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
     assert extract_answer(text) == expected

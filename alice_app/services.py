@@ -201,6 +201,25 @@ def training_form_fields() -> list[tuple[str, str, Any, tuple[str, ...]]]:
             if f.name not in TRAINING_FORM_SKIP]
 
 
+def training_recipes() -> list[tuple[str, str]]:
+    """(name, description) of the repository's training recipes (examples/recipes/*.yaml)."""
+    from alice_app.training.recipes import describe, recipe_paths
+
+    return [(name, describe(path)) for name, path in recipe_paths().items()]
+
+
+def training_recipe(name: str) -> dict[str, Any]:
+    """Every TrainConfig setting of recipe ``name``: TrainConfig's defaults with the recipe on top,
+    validated (ValueError names an unknown recipe or a bad setting in it)."""
+    from alice_app.training.config import TrainConfig
+    from alice_app.training.recipes import load_recipe, recipe_paths
+
+    paths = recipe_paths()
+    if name not in paths:
+        raise ValueError(f"no recipe {name!r}; the recipes are {', '.join(paths) or 'none (examples/recipes is absent)'}")
+    return TrainConfig.from_dict(load_recipe(paths[name])).to_dict()
+
+
 def training_config(values: Mapping[str, Any]):
     """A validated TrainConfig from plain values; unknown or mistyped settings raise ValueError."""
     from alice_app.training.config import TrainConfig

@@ -20,6 +20,8 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from alice_app.training.recipes import load_recipe
+
 
 def add_dataclass_flags(parser: argparse.ArgumentParser, dataclass_type: type) -> list[str]:
     """Add one flag per field (``--num_generations`` and ``--num-generations``); returns the field names."""
@@ -45,24 +47,6 @@ def config_from_args(args: argparse.Namespace, dataclass_type: type, recipe: str
     names = {f.name for f in dataclasses.fields(dataclass_type)}
     values.update({name: getattr(args, name) for name in names if hasattr(args, name)})
     return dataclass_type.from_dict(values)
-
-
-def load_recipe(path: str | Path) -> dict[str, Any]:
-    """A YAML mapping of settings; anything else is an error a user can act on."""
-    import yaml
-
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"recipe {path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ValueError(f"recipe {path} is not valid YAML: {exc}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"recipe {path} must be a YAML mapping of settings (name: value)")
-    return data
 
 
 def _shown(value: Any) -> str:

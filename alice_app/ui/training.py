@@ -12,6 +12,7 @@ import gradio as gr
 from alice_app import services as svc
 from alice_app.ui import charts, inputs, progress
 from alice_app.ui import formatting as fmt
+from alice_app.ui.episode import family_choices
 from alice_app.ui.exports import export_path
 from alice_app.ui.guard import bind, refusal
 
@@ -34,10 +35,11 @@ def form_value(name: str, default, choices, value):
     return number if isinstance(default, int) else float(number)
 
 
-def config_from_form(settings, mode, feed, model, steps, *setting_values):
+def config_from_form(settings, mode, feed, model, steps, families, *setting_values):
     """A validated TrainConfig from the form; every bad box is named in the message (ValueError)."""
     values = {"mode": mode, "feed": feed, "model": svc.check_training_model(settings, model),
-              "steps": inputs.parse_number(STEPS_LABEL, steps, whole=True, low=1)}
+              "steps": inputs.parse_number(STEPS_LABEL, steps, whole=True, low=1),
+              "families": tuple(families or ())}
     for (name, _, default, choices), value in zip(svc.training_form_fields(), setting_values):
         values[name] = form_value(name, default, choices, value)
     return svc.training_config(values)
@@ -55,9 +57,36 @@ def _label(name: str) -> str:
 
 
 def _split(boxes) -> tuple[tuple, tuple]:
-    """The form's boxes after mode, feed and model: steps and TrainConfig's settings, then the co-evolution ones."""
-    count = 1 + len(svc.training_form_fields())
+    """The form's boxes after mode, feed and model: steps, families and TrainConfig's settings, then the
+    co-evolution ones."""
+    count = 2 + len(svc.training_form_fields())
     return tuple(boxes[:count]), tuple(boxes[count:])
+
+
+def box_value(default, value):
+    """``value`` as a settings box shows it (the inverse of ``form_value``)."""
+    if isinstance(default, bool) or isinstance(default, str):
+        return value
+    return f"{value:g}" if isinstance(default, float) else str(value)
+
+
+def apply_recipe(name):
+    """The form's values (mode, feed, steps, families, every settings box) from recipe ``name``, and a
+    line saying what was loaded; an empty choice changes nothing."""
+    count = 4 + len(svc.training_form_fields())
+    if not name:
+        return [gr.skip()] * count + [""]
+    try:
+        values = svc.training_recipe(name)
+    except ValueError as exc:
+        return [gr.skip()] * count + [f"⚠ {exc}"]
+    boxes = [box_value(default, values[field]) for field, _, default, _ in svc.training_form_fields()]
+    left_out = {key: values[key] for key in ("report_to", "lora_targets", "use_vllm", "vllm_mode")
+                if values[key] != svc.training_defaults()[key]}
+    note = (" Not in this form (set them with the CLI): " + ", ".join(f"{k} = {v}" for k, v in left_out.items())
+            + ".") if left_out else ""
+    return [values["mode"], values["feed"], str(values["steps"]), list(values["families"]), *boxes,
+            f"Loaded recipe **{name}** (`examples/recipes/{name}.yaml`) into the form; press Start to run it.{note}"]
 
 
 def _setting_box(name: str, help: str, default, choices):
@@ -65,7 +94,7 @@ def _setting_box(name: str, help: str, default, choices):
         return gr.Checkbox(default, label=name, info=help)
     if choices:
         return gr.Dropdown(list(choices), value=default, label=name, info=help)
-    return gr.Textbox(f"{default:g}" if isinstance(default, float) else str(default), label=name, info=help)
+    return gr.Textbox(box_value(default, default), label=name, info=help)
 
 
 def _setting_boxes() -> list:
@@ -194,6 +223,14 @@ def build(services) -> dict:
         model = gr.Textbox(services.settings.model_name, label="Model to train",
                            info="A Hugging Face id or a local folder; checked before Start.")
         steps = gr.Textbox(str(defaults["steps"]), label=STEPS_LABEL)
+    with gr.Row():
+        families = gr.Dropdown(family_choices(), value=list(defaults["families"]), multiselect=True, label="Families",
+                               info="Families to train and evaluate on; empty = the core families plus "
+                                    "plain_arithmetic.", elem_id="training-families", scale=3)
+        recipe = gr.Dropdown([("—", "")] + [(f"{name}: {text}", name) for name, text in svc.training_recipes()],
+                             value="", label="Load a recipe",
+                             info="Fills the form from examples/recipes/*.yaml (the CLI's --config files).",
+                             elem_id="training-recipe", scale=2)
     with gr.Accordion("Advanced: hyper-parameters", open=False):
         gr.Markdown("Every other training setting, named as in `python -m alice_app train --help` and a YAML "
                     "recipe; ranges are checked before Start.")
@@ -224,7 +261,7 @@ def build(services) -> dict:
     runs = gr.Dataframe(headers=fmt.RUN_COLUMNS, interactive=False, label="Runs")
     timer = gr.Timer(POLL_SECONDS)
 
-    form = [mode, feed, model, steps, *advanced, *coevolve_boxes]
+    form = [mode, feed, model, steps, families, *advanced, *coevolve_boxes]
     refresh = dict(fn=partial(poll, services), inputs=[run_id], outputs=[live, chart, runs, heatmap, summary, adapter])
     estimate = dict(fn=partial(expected_time, services), inputs=form, outputs=expected)
     timer.tick(**refresh, api_name="training_progress", show_progress="hidden")
@@ -234,5 +271,6 @@ def build(services) -> dict:
                                       (resume_button, bind(resume, services), [password, run_id], "resume_training")):
         button.click(fn, sources, status, api_name=name).then(**refresh, api_name=f"{name}_progress",
                                                               api_visibility="private")
+    recipe.change(apply_recipe, [recipe], [mode, feed, steps, families, *advanced, status], api_name="load_recipe")
     pack.click(partial(download_adapter, services), [run_id], [download, status], api_name="download_adapter")
     return {"refresh": refresh, "estimate": estimate}

@@ -80,7 +80,7 @@ def test_stack_asks_the_api_oracle_only_when_tier1_cannot_decide(chat_server):
     stack = VerifierStack(ApiOracle(OpenAIPolicy(chat_server.base_url, "grader", timeout=5, retries=0)))
     decided = stack.verify(TASK, "Answer: 7")
     assert decided.tier == 1 and decided.is_correct and not chat_server.requests
-    undecided = stack.verify(TASK, "It is 7; the claim of 14 is wrong")  # no answer line, last number differs
+    undecided = stack.verify(TASK, "It is 7, though a friend said 14")  # no answer line, last number differs
     assert (undecided.tier, undecided.is_correct) == (2, True)
     assert undecided.details["oracle"] == "api:grader" and len(chat_server.requests) == 1
 

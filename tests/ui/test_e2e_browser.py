@@ -168,6 +168,23 @@ def test_the_coevolution_mode_shows_its_plan_and_names_a_bad_box(page):
     page.locator("#training-expected").get_by_text("Rounds must be between 1 and 100,000").wait_for()
 
 
+def test_a_recipe_fills_the_training_form(page):
+    """Choosing the measured recipe sets steps, families and the hyper-parameters; the expected time
+    follows (2 families × 3 levels)."""
+    open_tab(page, "Training")
+    page.get_by_label("Load a recipe").click()
+    page.get_by_role("option", name=re.compile(r"^negation_repair: ")).click()
+    page.locator("#training-status").get_by_text("Loaded recipe negation_repair").wait_for()
+    assert page.get_by_label("Steps", exact=True).input_value() == "45"
+    page.get_by_text("Advanced: hyper-parameters").click()
+    assert page.get_by_label("learning_rate").input_value() == "0.0003"
+    assert page.get_by_label("lr_schedule").input_value() == "cosine"
+    families = page.locator("#training-families")
+    families.get_by_text("negation_arithmetic", exact=True).wait_for()
+    families.get_by_text("plain_arithmetic", exact=True).wait_for()
+    page.locator("#training-expected").get_by_text("6 family × level cells").wait_for()
+
+
 def test_failure_map_filters_and_a_failure_is_tagged(page, live_app, screenshots):
     services, _ = live_app
     new_episode(page, 32)

@@ -13,7 +13,8 @@ def form(services, steps="2", **changes):
     """The Training tab's boxes in order: its defaults as a user sees them, with ``changes`` typed in."""
     from alice_app.services import training_form_fields
 
-    values = {"mode": "grpo", "feed": "coevolve", "model": services.settings.model_name, "steps": steps}
+    values = {"mode": "grpo", "feed": "coevolve", "model": services.settings.model_name, "steps": steps,
+              "families": []}
     values.update({name: default if isinstance(default, bool) or choices else str(default)
                    for name, _, default, choices in training_form_fields()})
     values.update({"max_completion_length": "16", "lora_rank": "4", "eval_n_per_cell": "0", **changes})
@@ -79,6 +80,43 @@ def test_the_form_offers_every_recipe_setting_and_passes_it_on(services):
     assert (config.prompts_per_step, config.lr_schedule, config.warmup_ratio, config.rephrase_share) == \
         (1, "cosine", 0.1, 0.5)
     assert config.mask_truncated_completions and config.steps == 2 and config.lora_rank == 4
+
+
+def test_the_families_box_restricts_the_run_and_names_an_unknown_family(services):
+    config = training.config_from_form(services.settings, *form(services, families=["plain_arithmetic"]))
+    assert config.families == ("plain_arithmetic",) and config.training_families() == ["plain_arithmetic"]
+    assert "3 family × level cells" in training.expected_time(services, *form(services, families=["plain_arithmetic"]))
+    assert training.config_from_form(services.settings, *form(services)).families == ()  # empty: the default mix
+    status = training.start(services, "", *form(services, families=["no_such_family"]), request=REQUEST)
+    assert status.startswith("⚠") and "unknown task family" in status and services.runs.list() == []
+
+
+def test_a_recipe_fills_the_form_and_the_form_starts_what_the_recipe_says(services):
+    from alice_app.services import training_form_fields, training_recipe
+    from alice_app.training.recipes import load_recipe, recipe_paths
+
+    assert {"negation_repair", "grpo_smollm2"} <= set(recipe_paths())
+    *values, message = training.apply_recipe("negation_repair")
+    assert "Loaded recipe **negation_repair**" in message and "Not in this form" not in message
+    mode, feed, steps, families, *boxes = values
+    config = training.config_from_form(services.settings, mode, feed, services.settings.model_name, steps, families,
+                                       *boxes)
+    recipe = load_recipe(recipe_paths()["negation_repair"])
+    assert {key: config.to_dict()[key] for key in recipe} == {
+        key: list(v) if isinstance(v, tuple) else v for key, v in training_recipe("negation_repair").items()
+        if key in recipe}
+    assert len(boxes) == len(training_form_fields())
+    # a recipe setting the form has no box for is named, not silently dropped
+    assert "report_to = ('tensorboard',)" in training.apply_recipe("grpo_smollm2")[-1]
+
+
+def test_an_empty_or_unknown_recipe_changes_nothing(services):
+    import gradio as gr
+
+    empty = training.apply_recipe("")
+    assert empty[-1] == "" and all(isinstance(v, type(gr.skip())) for v in empty[:-1])
+    unknown = training.apply_recipe("../../etc/passwd")
+    assert unknown[-1].startswith("⚠ no recipe '../../etc/passwd'; the recipes are")
 
 
 def test_stop_without_a_run(services):

@@ -43,7 +43,7 @@ def get_family(name: str) -> Family:
     try:
         return _FAMILIES[name]
     except KeyError:
-        raise ValueError(f"unknown task family {name!r}; choose one of: {', '.join(family_names())}") from None
+        raise ValueError(f"unknown task family {str(name)[:80]!r}; choose one of: {', '.join(family_names())}") from None
 
 
 def family_names() -> list[str]:
@@ -58,7 +58,7 @@ def generate_task(family: str, level: str, seed: int, **params: Any) -> Task:
     """The task of ``family`` at ``level`` for ``seed``; the same arguments always give the same task."""
     spec = get_family(family)
     if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}; choose one of: {', '.join(LEVELS)}")
+        raise ValueError(f"unknown level {str(level)[:80]!r}; choose one of: {', '.join(LEVELS)}")
     check_seed(seed)
     unknown = sorted(set(params) - set(spec.params))
     if unknown:

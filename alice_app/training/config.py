@@ -5,6 +5,7 @@ config stays instant (the UI and the CLI do it before anything heavy happens).
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
@@ -102,17 +103,17 @@ class TrainConfig:
                                                               "separate `trl vllm-serve` process", VLLM_MODES))
 
     def validate(self) -> "TrainConfig":
-        _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
-        _check(self.feed in FEEDS, f"feed must be one of {', '.join(FEEDS)}, not {self.feed!r}")
+        _check(self.mode in MODES, f"mode must be one of {', '.join(MODES)}, not {_brief(self.mode)}")
+        _check(self.feed in FEEDS, f"feed must be one of {', '.join(FEEDS)}, not {_brief(self.feed)}")
         _check(not (self.mode == "episode" and self.feed == "static"),
                "episode mode plays live episodes with the policy; use feed=coevolve (static is for grpo)")
         _check(not (self.warm_start_prompts and self.mode == "dpo"),
                "warm_start_prompts is a GRPO warm start; DPO trains on banked pairs (set it to 0)")
         _check(self.steps >= 1, f"steps must be at least 1, not {self.steps}")
         _check(self.steps <= MAX_STEPS, f"steps must be at most {MAX_STEPS}, not {self.steps}")
-        _check(self.loss_type in LOSS_TYPES, f"loss_type must be one of {', '.join(LOSS_TYPES)}, not {self.loss_type!r}")
+        _check(self.loss_type in LOSS_TYPES, f"loss_type must be one of {', '.join(LOSS_TYPES)}, not {_brief(self.loss_type)}")
         _check(self.lr_schedule in LR_SCHEDULES,
-               f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {self.lr_schedule!r}")
+               f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {_brief(self.lr_schedule)}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
         for name in ("warmup_ratio", "no_format_share", "rephrase_share"):
@@ -133,7 +134,7 @@ class TrainConfig:
         _check(bool(self.lora_targets), "lora_targets must name at least one module (e.g. q_proj)")
         _check(set(self.report_to) <= set(REPORTERS),
                f"report_to takes {', '.join(REPORTERS)}, not {', '.join(sorted(set(self.report_to) - set(REPORTERS)))}")
-        _check(self.vllm_mode in VLLM_MODES, f"vllm_mode must be one of {', '.join(VLLM_MODES)}, not {self.vllm_mode!r}")
+        _check(self.vllm_mode in VLLM_MODES, f"vllm_mode must be one of {', '.join(VLLM_MODES)}, not {_brief(self.vllm_mode)}")
         self._check_families()
         return self
 
@@ -142,6 +143,8 @@ class TrainConfig:
 
         for name in self.families:
             get_family(name)  # raises ValueError naming the known families
+        twice = sorted(name for name, count in Counter(self.families).items() if count > 1)
+        _check(not twice, f"families lists {', '.join(twice)} more than once")
 
     @property
     def batch_size(self) -> int:
@@ -237,7 +240,13 @@ def _check_type(name: str, value: Any, default: Any) -> None:
     else:
         accepted = (int, float) if expected is float else expected
         ok = isinstance(value, accepted) and (expected is bool or not isinstance(value, bool))
-    _check(ok, f"{name} must be {_KINDS.get(expected, expected.__name__)}, not {value!r}")
+    _check(ok, f"{name} must be {_KINDS.get(expected, expected.__name__)}, not {_brief(value)}")
+
+
+def _brief(value: Any) -> str:
+    """``repr(value)``, cut to 80 characters: a pasted megabyte must not come back in the message."""
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:79] + "…"
 
 
 def _check(condition: bool, message: str) -> None:

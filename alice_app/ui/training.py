@@ -39,7 +39,7 @@ def config_from_form(settings, mode, feed, model, steps, families, *setting_valu
     """A validated TrainConfig from the form; every bad box is named in the message (ValueError)."""
     values = {"mode": mode, "feed": feed, "model": svc.check_training_model(settings, model),
               "steps": inputs.parse_number(STEPS_LABEL, steps, whole=True, low=1),
-              "families": tuple(families or ())}
+              "families": (families,) if isinstance(families, str) else tuple(families or ())}
     for (name, _, default, choices), value in zip(svc.training_form_fields(), setting_values):
         values[name] = form_value(name, default, choices, value)
     return svc.training_config(values)

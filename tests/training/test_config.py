@@ -33,6 +33,8 @@ def test_defaults_validate_and_size_the_batch():
     ({"lora_targets": ()}, "lora_targets"),
     ({"checkpoint_every": 0}, "checkpoint_every"),
     ({"families": ("no_such_family",)}, "unknown task family"),
+    ({"families": ("plain_arithmetic", "false_claim", "plain_arithmetic")}, "families lists plain_arithmetic more than once"),
+    ({"mode": "x" * 1_000_000}, r"mode must be one of .*, not 'x{78}…$"),  # a pasted megabyte is not echoed back
 ])
 def test_invalid_settings_raise_an_actionable_error(changes, message):
     with pytest.raises(ValueError, match=message):

@@ -89,6 +89,11 @@ def test_the_families_box_restricts_the_run_and_names_an_unknown_family(services
     assert training.config_from_form(services.settings, *form(services)).families == ()  # empty: the default mix
     status = training.start(services, "", *form(services, families=["no_such_family"]), request=REQUEST)
     assert status.startswith("⚠") and "unknown task family" in status and services.runs.list() == []
+    assert len(training.expected_time(services, *form(services, families=["x" * 1_000_000]))) < 400
+    assert "more than once" in training.expected_time(services, *form(services, families=["false_claim"] * 100_000))
+    # an API client may send one name as a string rather than a list
+    assert training.config_from_form(services.settings, *form(services, families="false_claim")).families == (
+        "false_claim",)
 
 
 def test_a_recipe_fills_the_form_and_the_form_starts_what_the_recipe_says(services):

@@ -130,11 +130,16 @@ def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of) -> tuple[float
     return DEFAULT_STEP_S, DEFAULT_SETUP_S, "the documented 2-core CPU figures (no run measured here yet)"
 
 
-def format_expected(steps: int, eval_n: int, cells: int, step_s: float, setup_s: float, source: str) -> str:
-    """The warning shown before Start: how long the run should take on this machine."""
+def format_expected(steps: int, eval_n: int, cells: int, step_s: float, setup_s: float, source: str,
+                    warm_start_steps: float = 0.0) -> str:
+    """The warning shown before Start: how long the run should take on this machine. A warm start
+    samples as many completions as ``warm_start_steps`` GRPO steps do; a step's time bounds it."""
     evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
-    total = setup_s + steps * step_s + evaluation
-    return (f"Expected: about **{format_duration(total)}**: {steps} steps × {step_s:.1f} s, "
+    warm_start = warm_start_steps * step_s
+    total = setup_s + steps * step_s + evaluation + warm_start
+    warm = (f"up to {format_duration(warm_start)} warm start (the completions of {warm_start_steps:g} steps), "
+            if warm_start_steps else "")
+    return (f"Expected: about **{format_duration(total)}**: {steps} steps × {step_s:.1f} s, {warm}"
             f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "
             f"({eval_n} tasks × {cells} family × level cells); from {source}. The workbench stays usable meanwhile.")
 

@@ -124,7 +124,8 @@ def expected_time(services, mode, feed, model, *numbers) -> str:
         return f"⚠ {exc}"
     step_s, setup_s, source = progress.measured_rates(services.runs.list(limit=20), services.runs.metrics)
     eval_n = config.eval_n_per_cell
-    return progress.format_expected(config.steps, eval_n, svc.training_cells(config), step_s, setup_s, source)
+    return progress.format_expected(config.steps, eval_n, svc.training_cells(config), step_s, setup_s, source,
+                                    warm_start_steps=config.warm_start_prompts / config.prompts_per_step)
 
 
 def start(services, password, mode, feed, model, *numbers, request: gr.Request = None):

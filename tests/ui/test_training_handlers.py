@@ -64,6 +64,8 @@ def test_the_expected_time_is_shown_before_start(services):
     services.runs.set_status(run_id, "stopped")
     assert f"40 steps × 3.0 s" in training.expected_time(services, *form(services, steps="40"))
     assert f"measured in run #{run_id}" in training.expected_time(services, *form(services, steps="40"))
+    warm = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16"))
+    assert "up to 24s warm start (the completions of 8 steps)" in warm  # 16 prompts, 2 per step, 3.0 s a step
 
 
 def test_the_form_offers_every_recipe_setting_and_passes_it_on(services):

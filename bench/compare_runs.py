@@ -6,7 +6,9 @@ Each ``RAW.json:ARM[=LABEL]`` is an arm of a raw run (``learning_raw.json``, or 
 ``--from-raw``); every figure of ``learning_report.arm_figures`` is shown as the mean and min–max
 over that run's seeds, one column per arm, with the settings that differ between the runs above the
 table. ``bench/learning.py --from-raw`` compares ALICE with static under one set of settings; this
-compares runs whose settings differ, which it refuses to merge.
+compares runs whose settings differ, which it refuses to merge. ``--cells`` adds, per arm, every
+family × level cell: held-out accuracy before → after and the distraction penalty before → after
+(means over the seeds).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.learning_report import arm_figures, spread, stats  # noqa: E402
+from bench.learning_report import arm_figures, mean, spread, stats  # noqa: E402
 
 FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy", "negation_medium", "negation_hard",
            "control_worst_change", "banked_solved", "variants_after", "paraphrase_correct_after",
@@ -26,8 +28,8 @@ FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy",
            "self_contradiction_after", "uniform", "step_minutes", "warm_start_minutes")
 
 
-def load_arm(spec: str) -> tuple[str, dict, dict]:
-    """(label, settings, {figure: stats over seeds}) of ``path:arm`` or ``path:arm=label``."""
+def load_seeds(spec: str) -> tuple[str, dict, list[dict]]:
+    """(label, settings, the arm's raw measurements, one per seed) of ``path:arm`` or ``path:arm=label``."""
     path, _, arm = spec.rpartition(":")
     arm, _, label = arm.partition("=")
     if not path or not arm:
@@ -36,10 +38,30 @@ def load_arm(spec: str) -> tuple[str, dict, dict]:
     seeds = [arms[arm] for arms in raw["runs"].values() if arm in arms]
     if not seeds:
         raise ValueError(f"{path} has no {arm!r} arm")
-    figures = [arm_figures(one) for one in seeds]
-    summary = {key: stats([f[key] for f in figures]) for key in FIGURES}
     count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}"
-    return f"{label or Path(path).stem + ':' + arm} ({count})", raw["meta"]["settings"], summary
+    return f"{label or Path(path).stem + ':' + arm} ({count})", raw["meta"]["settings"], seeds
+
+
+def load_arm(spec: str) -> tuple[str, dict, dict]:
+    """(label, settings, {figure: stats over seeds}) of ``path:arm`` or ``path:arm=label``."""
+    label, settings, seeds = load_seeds(spec)
+    figures = [arm_figures(one) for one in seeds]
+    return label, settings, {key: stats([f[key] for f in figures]) for key in FIGURES}
+
+
+def cells_markdown(label: str, seeds: list[dict]) -> str:
+    """Every family × level of one arm: accuracy and penalty, before → after, means over the seeds."""
+    def cell(when: str, key: str, family: str, level: str) -> str:
+        value = mean(seed[when][key].get(family, {}).get(level) for seed in seeds)
+        return "–" if value is None else f"{value:.2f}"
+
+    lines = [f"{label}", "", "| family | level | accuracy before → after | penalty before → after |", "|---|---|---|---|"]
+    for family, levels in seeds[0]["before"]["accuracy"].items():
+        for level in levels:
+            lines.append(f"| {family} | {level} | {cell('before', 'accuracy', family, level)} → "
+                         f"{cell('after', 'accuracy', family, level)} | {cell('before', 'penalty', family, level)} → "
+                         f"{cell('after', 'penalty', family, level)} |")
+    return "\n".join(lines)
 
 
 def settings_that_differ(settings: list[dict]) -> dict[str, list]:
@@ -60,11 +82,14 @@ def markdown(arms: list[tuple[str, dict, dict]]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("arms", nargs="+", metavar="RAW.json:ARM[=LABEL]")
+    parser.add_argument("--cells", action="store_true", help="also every family × level cell of each arm")
+    args = parser.parse_args(argv)
     try:
-        arms = [load_arm(spec) for spec in parser.parse_args(argv).arms]
+        arms = [load_arm(spec) for spec in args.arms]
+        cells = [cells_markdown(label, seeds) for label, _, seeds in map(load_seeds, args.arms)] if args.cells else []
     except (OSError, ValueError, KeyError) as exc:
         raise SystemExit(f"compare_runs: {exc}") from None
-    print(markdown(arms))
+    print("\n\n".join([markdown(arms), *cells]))
     return 0
 
 

@@ -14,6 +14,15 @@ def test_arms_side_by_side(capsys):
     assert "| penalty_before | 0.35 [0.35–0.35] | 0.35 [0.35–0.35] |" in table
 
 
+def test_cells_show_every_family_and_level_before_and_after(capsys):
+    assert main([f"{RAW}:alice=run8", "--cells"]) == 0
+    out = capsys.readouterr().out
+    assert "run8 (3 seeds)\n\n| family | level | accuracy before → after | penalty before → after |" in out
+    rows = [line for line in out.splitlines() if line.startswith(("| negation_arithmetic |", "| plain_arithmetic |"))]
+    assert len(rows) == 6 and "| plain_arithmetic | easy |" in out
+    assert rows[-1].endswith("| – → – |")  # plain is a control: it has no penalty of its own
+
+
 def test_the_settings_that_differ_are_named():
     assert settings_that_differ([{"lr": 1, "k": 8}, {"lr": 3, "k": 8}, {"k": 8}]) == {"lr": [1, 3, "default"]}
 

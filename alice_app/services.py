@@ -275,8 +275,8 @@ def check_training_model(settings: Settings, name: str | None) -> str:
     if path.is_dir() and (path / "config.json").is_file() or path.is_file() and path.suffix == ".gguf":
         return str(path)
     if name.startswith(("/", ".", "~")) or name.endswith(".gguf") or not re.fullmatch(r"[\w.-]+/[\w.-]+", name):
-        raise ValueError(f"Model {name[:80]!r} is neither a local model folder (with config.json) or .gguf file "
-                         "nor a Hugging Face id such as 'HuggingFaceTB/SmolLM2-360M-Instruct'.")
+        raise ValueError(f"Model {name[:80]!r} is neither a local model folder (with config.json or a "
+                         ".gguf file) nor a Hugging Face id such as 'HuggingFaceTB/SmolLM2-360M-Instruct'.")
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
         from huggingface_hub import try_to_load_from_cache
 

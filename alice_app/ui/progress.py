@@ -14,9 +14,12 @@ from alice_app.ui.formatting import flatten_metrics, format_duration
 PHASES = (("loading", "loading the model"), ("eval-before", "before-evaluation"), ("warm-start", "warm start"),
           ("training", "training steps"), ("eval-after", "after-evaluation"))
 ACTIVE = ("queued", "running", "stopping")
-# Used only until this machine has measured a run: the 2-core CPU figures of docs/training.md
-# (embedded SmolLM2-135M, LoRA, 4 completions of <= 48 tokens).
-DEFAULT_STEP_S = 8.5
+# Used only until this machine has measured a run: the learning bench's GRPO step times (docs/training.md,
+# runs 6-10 and the raw files of assets/learning_history: the embedded SmolLM2-135M, LoRA, 8 completions of
+# <= 48 tokens a step, one CPU thread per arm on a 2-core machine shared with other jobs), per completion.
+DOCUMENTED_STEP_S = (19.0, 94.0)
+DOCUMENTED_COMPLETIONS = 8
+EPISODE_STEP_FACTOR = 2.0  # run 7b: an episode-mode step took 72 s where the same settings' grpo step took 35 s
 DEFAULT_SETUP_S = 20.0
 SECONDS_PER_EVAL_ANSWER = 0.4
 
@@ -118,28 +121,46 @@ def warm_start_line(row: Mapping[str, Any]) -> str:
             + f" · {format_duration(row.get('warm_start_seconds'))}")
 
 
-def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of) -> tuple[float, float, str]:
-    """(seconds per step, setup seconds, where they come from): the newest run with measured steps,
-    else the documented CPU figures."""
+def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of, completions: int, mode: str,
+                   completions_of) -> tuple[tuple[float, float], float, str]:
+    """((low, high) seconds per step of a run of ``completions`` completions a step in ``mode``, setup
+    seconds, where they come from): the newest run with measured steps, its step time scaled by the
+    completions a step (``completions_of(run)``) and episode mode's factor; else the documented range."""
+    def factor(run_mode: str) -> float:
+        return (EPISODE_STEP_FACTOR if mode == "episode" else 1.0) / (EPISODE_STEP_FACTOR if run_mode == "episode"
+                                                                      else 1.0)
+
     for run in runs:
         metrics = metrics_of(run["id"])
         times = step_times(metrics)
         if times:
             setup = setup_seconds(run, metrics)
-            return mean(times), DEFAULT_SETUP_S if setup is None else setup, f"measured in run #{run['id']}"
-    return DEFAULT_STEP_S, DEFAULT_SETUP_S, "the documented 2-core CPU figures (no run measured here yet)"
+            theirs = completions_of(run)
+            step = mean(times) * completions / theirs * factor(str(run.get("kind")))
+            source = f"measured in run #{run['id']}" + (
+                f" ({theirs} completions a step, scaled to {completions})" if theirs != completions else "")
+            return (step, step), DEFAULT_SETUP_S if setup is None else setup, source
+    low, high = (t * completions / DOCUMENTED_COMPLETIONS * factor("grpo") for t in DOCUMENTED_STEP_S)
+    return ((low, high), DEFAULT_SETUP_S, "the learning bench's step times on a shared 2-core CPU, scaled to "
+            f"{completions} completions a step (docs/training.md; no run measured here yet)")
 
 
-def format_expected(steps: int, eval_n: int, cells: int, step_s: float, setup_s: float, source: str,
+def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, float], setup_s: float, source: str,
                     warm_start_steps: float = 0.0) -> str:
-    """The warning shown before Start: how long the run should take on this machine. A warm start
-    samples as many completions as ``warm_start_steps`` GRPO steps do; a step's time bounds it."""
+    """The warning shown before Start: how long the run should take on this machine (a range until a
+    run has been measured here). A warm start samples as many completions as ``warm_start_steps`` GRPO
+    steps do; a step's time bounds it."""
     evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
-    warm_start = warm_start_steps * step_s
-    total = setup_s + steps * step_s + evaluation + warm_start
-    warm = (f"up to {format_duration(warm_start)} warm start (the completions of {warm_start_steps:g} steps), "
-            if warm_start_steps else "")
-    return (f"Expected: about **{format_duration(total)}**: {steps} steps × {step_s:.1f} s, {warm}"
+
+    def span(values) -> str:
+        low, high = (format_duration(v) for v in values)
+        return low if low == high else f"{low}–{high}"
+
+    totals = [setup_s + (steps + warm_start_steps) * step + evaluation for step in step_s]
+    per_step = "–".join(dict.fromkeys(f"{step:.1f}" for step in step_s))
+    warm = (f"up to {span([warm_start_steps * step for step in step_s])} warm start (the completions of "
+            f"{warm_start_steps:g} steps), " if warm_start_steps else "")
+    return (f"Expected: about **{span(totals)}**: {steps} steps × {per_step} s, {warm}"
             f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "
             f"({eval_n} tasks × {cells} family × level cells); from {source}. The workbench stays usable meanwhile.")
 

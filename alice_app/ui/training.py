@@ -122,10 +122,17 @@ def expected_time(services, mode, feed, model, *numbers) -> str:
         config = config_from_form(services.settings, mode, feed, model, *numbers)
     except ValueError as exc:
         return f"⚠ {exc}"
-    step_s, setup_s, source = progress.measured_rates(services.runs.list(limit=20), services.runs.metrics)
+    step_s, setup_s, source = progress.measured_rates(services.runs.list(limit=20), services.runs.metrics,
+                                                      config.batch_size, config.mode, _completions_of)
     eval_n = config.eval_n_per_cell
     return progress.format_expected(config.steps, eval_n, svc.training_cells(config), step_s, setup_s, source,
                                     warm_start_steps=config.warm_start_prompts / config.prompts_per_step)
+
+
+def _completions_of(run) -> int:
+    """Completions a step of a recorded run (its settings over TrainConfig's defaults)."""
+    settings = {**svc.training_defaults(), **(run.get("config") or {})}
+    return max(1, int(settings["num_generations"]) * int(settings["prompts_per_step"]))
 
 
 def start(services, password, mode, feed, model, *numbers, request: gr.Request = None):

@@ -57,13 +57,20 @@ def test_a_bad_form_is_refused_before_start_with_the_box_named(services, changes
 
 def test_the_expected_time_is_shown_before_start(services):
     text = training.expected_time(services, *form(services, steps="40"))
-    assert "Expected: about" in text and "40 steps × 8.5 s" in text and "documented 2-core CPU figures" in text
+    # no run measured here: the learning bench's range of step times (8 completions a step), not one guess
+    assert "Expected: about **13m 00s–1h 03m**: 40 steps × 19.0–94.0 s" in text
+    assert "learning bench's step times on a shared 2-core CPU" in text
+    bigger = training.expected_time(services, *form(services, steps="40", num_generations="8"))
+    assert "40 steps × 38.0–188.0 s" in bigger and "scaled to 16 completions a step" in bigger
     run_id = services.runs.create("grpo", {"steps": 4})
     services.runs.set_status(run_id, "running")
     services.runs.add_metrics(run_id, 1, {"step_time": 3.0})
     services.runs.set_status(run_id, "stopped")
     assert f"40 steps × 3.0 s" in training.expected_time(services, *form(services, steps="40"))
     assert f"measured in run #{run_id}" in training.expected_time(services, *form(services, steps="40"))
+    scaled = training.expected_time(services, *form(services, steps="40", num_generations="8"))
+    assert "40 steps × 6.0 s" in scaled and "(8 completions a step, scaled to 16)" in scaled
+    assert "40 steps × 6.0 s" in training.expected_time(services, *form(services, steps="40", mode="episode"))
     warm = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16"))
     assert "up to 24s warm start (the completions of 8 steps)" in warm  # 16 prompts, 2 per step, 3.0 s a step
 

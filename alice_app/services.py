@@ -286,11 +286,12 @@ def check_training_model(settings: Settings, name: str | None) -> str:
     return name
 
 
-def export_dpo_pairs(services: Services, path) -> int:
-    """The bank's failures as DPO pairs (prompt, chosen, rejected) in a JSONL file; returns the count."""
+def export_dpo_pairs(services: Services, path, filters: Mapping[str, Any] | None = None) -> int:
+    """The bank's failures (those matching ``filters``, FailureBank.query's keyword arguments) as DPO
+    pairs (prompt, chosen, rejected) in a JSONL file; returns the count."""
     from alice_app.training.dpo import export_dpo_dataset
 
-    return export_dpo_dataset(services.bank, services.verifier, path)
+    return export_dpo_dataset(services.bank, services.verifier, path, filters=filters)
 
 
 def _make_oracle(settings: Settings, services: Services):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from alice_app.training.config import TrainConfig
 from alice_app.training.prompts import task_messages
@@ -21,11 +21,13 @@ def constructed_answer(task: Task) -> str:
 
 
 def dpo_pairs(bank: Any, verifier: Any, *, limit: int, families: Sequence[str] | None = None,
-              policy: Any = None, samples: int = 4) -> Iterator[dict[str, Any]]:
-    """Conversational DPO rows, one per distinct (task, wrong answer), most recent failures last."""
+              policy: Any = None, samples: int = 4,
+              filters: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Conversational DPO rows, one per distinct (task, wrong answer), most recent failures last;
+    ``filters`` (FailureBank.query's keyword arguments) narrows the failures they come from."""
     seen: set[tuple[str, str]] = set()
     count = 0
-    for row in bank.iter_rows():
+    for row in bank.iter_rows(**(filters or {})):
         if count >= limit:
             return
         key = (row["task_id"], row["response"])
@@ -53,7 +55,8 @@ def verified_chosen(task: Task, verifier: Any, policy: Any = None, samples: int 
 
 
 def export_dpo_dataset(bank: Any, verifier: Any, path: str | Path, *, limit: int = 10_000,
-                       families: Sequence[str] | None = None, policy: Any = None) -> int:
+                       families: Sequence[str] | None = None, policy: Any = None,
+                       filters: Mapping[str, Any] | None = None) -> int:
     """Write the pairs as JSONL (``datasets.load_dataset("json", data_files=path)`` reads it);
     returns how many were written. The file is replaced atomically."""
     path = Path(path)
@@ -61,7 +64,7 @@ def export_dpo_dataset(bank: Any, verifier: Any, path: str | Path, *, limit: int
     staging = path.with_suffix(path.suffix + ".tmp")
     count = 0
     with staging.open("w", encoding="utf-8") as handle:
-        for pair in dpo_pairs(bank, verifier, limit=limit, families=families, policy=policy):
+        for pair in dpo_pairs(bank, verifier, limit=limit, families=families, policy=policy, filters=filters):
             handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
             count += 1
     staging.replace(path)

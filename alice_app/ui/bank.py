@@ -57,7 +57,9 @@ def search(services, family, level, mode, tag, repaired, since, until, text, sou
     last = fmt.page_count(result.total, size)
     if result.page > last:  # the filter shrank the result under the current page
         result = services.bank.query(**filters, page=last, page_size=size)
-    return fmt.failure_rows(result.rows), fmt.format_page_info(result.total, result.page, size), str(result.page)
+    info = fmt.format_page_info(result.total, result.page, size)
+    problem = inputs.page_problem(page)  # e.g. "abc": page 1 is shown, and the reason said
+    return fmt.failure_rows(result.rows), f"⚠ {problem} · {info}" if problem else info, str(result.page)
 
 
 def open_failure(services, failure_id):
@@ -147,6 +149,16 @@ def export_jsonl(services, family, level, mode, tag, repaired, since, until, tex
     return exports.export_jsonl(services, filters)
 
 
+def export_dpo(services, family, level, mode, tag, repaired, since, until, text, source):
+    """DPO pairs of the failures under the current filter: the same rows as the table and the JSONL."""
+    try:
+        filters = query_filters(family, level, mode, tag, repaired, since, until, text, source,
+                                services.bank.count_by("source"))
+    except ValueError as exc:
+        return None, f"⚠ {exc}"
+    return exports.export_dpo(services, filters)
+
+
 def show_map(services, level, source):
     """The failure map under the Level and Source filters (a clicked cell sets Family and Mode)."""
     chosen = source_filter(source, list(services.bank.count_by("source")))
@@ -208,7 +220,8 @@ def build(services) -> dict:
             save = gr.Button("Save notes")
             with gr.Accordion("Export", open=False):
                 with gr.Row():
-                    jsonl, dpo = gr.Button("Export JSONL (current filter)"), gr.Button("Export DPO pairs")
+                    jsonl = gr.Button("Export JSONL (current filter)")
+                    dpo = gr.Button("Export DPO pairs (current filter)")
                 download = gr.File(label="Download", interactive=False)
             with gr.Accordion("Delete", open=False):
                 confirm = gr.Checkbox(label="I confirm: delete these failures for good")
@@ -247,5 +260,5 @@ def build(services) -> dict:
             **refresh, api_name=f"{name}_refresh", api_visibility="private").then(
             **reopen, api_name=f"{name}_reopen", api_visibility="private")
     jsonl.click(partial(export_jsonl, services), filters, [download, action], api_name="export_jsonl")
-    dpo.click(partial(exports.export_dpo, services), None, [download, action], api_name="export_dpo")
+    dpo.click(partial(export_dpo, services), filters, [download, action], api_name="export_dpo")
     return {"refresh": refresh, "map": redraw_map}

@@ -57,6 +57,24 @@ def rejection_summary(counts: dict[str, int]) -> str:
     return "Rejected proposals by reason: " + ", ".join(f"**{reason}** {n}" for reason, n in counts.items())
 
 
+def accepted_note(accepted: int, seeds: int) -> str:
+    """What the ``challenger`` family plays: its built-in seed templates, plus any accepted wordings."""
+    if not accepted:
+        return (f"No accepted wordings yet: the `challenger` family (Episode tab, hunt, training feed) plays "
+                f"its {seeds} built-in seed templates until a co-evolution run (`python -m alice_app coevolve`, "
+                "or the Training tab's *challenger + solver* mode) accepts one.")
+    one = accepted == 1
+    return (f"{accepted} accepted wording{'' if one else 's'}: the `challenger` family plays "
+            f"{'it' if one else 'them'} and its {seeds} built-in seed templates.")
+
+
+def show_tab(services) -> tuple:
+    """``show`` and, above the Accepted table, what the challenger family plays."""
+    from alice_app.challenger.family import SEED_TEMPLATES
+
+    return (*show(services), accepted_note(len(services.templates.wordings()), len(SEED_TEMPLATES)))
+
+
 def show(services) -> tuple:
     store = services.templates
     summary, duel = duel_rows((store.duels(limit=1) or [None])[0])
@@ -83,6 +101,7 @@ def build(services) -> dict:
     """Lay out the tab; returns the refresh event (run when the tab is opened)."""
     gr.Markdown("Wordings written by a challenger model (`python -m alice_app coevolve`), validated and "
                 "measured by the engine. Tasks drawn from them form the `challenger` family.")
+    note = gr.Markdown(elem_id="challenger-accepted-note")
     accepted = gr.Dataframe(headers=ACCEPTED_COLUMNS, interactive=False, label="Accepted templates",
                             elem_id="challenger-accepted")
     reasons = gr.Markdown(elem_id="challenger-reasons")
@@ -95,8 +114,8 @@ def build(services) -> dict:
         password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
         delete = gr.Button("Delete template", variant="stop")
     status = gr.Markdown(elem_id="challenger-status")
-    refresh = dict(fn=partial(show, services), inputs=None,
-                   outputs=[accepted, reasons, rejected, rounds, duel_summary, duel])
+    refresh = dict(fn=partial(show_tab, services), inputs=None,
+                   outputs=[accepted, reasons, rejected, rounds, duel_summary, duel, note])
     delete.click(bind(delete_template, services), [template_id, password], status,
                  api_name="delete_challenger_template").then(**refresh, api_name="challenger_refresh",
                                                              api_visibility="private")

@@ -1,6 +1,6 @@
 """Curriculum tab: each family's level and rolling accuracy; thresholds, zone and the hunt/repair
-mix (validated by ``CurriculumConfig.validate``); pin/unpin a level; reset with confirmation.
-Every write here needs the admin password when one is configured."""
+mix (shares typed as 0.3 or 30%, validated by ``CurriculumConfig.validate``); pin/unpin a level;
+reset with confirmation. Every write here needs the admin password when one is configured."""
 from __future__ import annotations
 
 import re
@@ -16,12 +16,11 @@ from alice_app.ui.episode import default_family, family_choices
 from alice_app.ui.guard import bind, refusal
 
 CONFIG_FIELDS = ("window", "promote_at", "demote_at", "min_samples", "zone_low", "zone_high", "repair_mix")
-# Each form box: its label and how it is parsed (whole number or not, lowest, highest).
+# Each form box: its label, and the bounds of the whole-number boxes; the others are shares (0..1).
 LABELS = {"window": "Window (answers)", "promote_at": "Promote at (accuracy)", "demote_at": "Demote at (accuracy)",
-          "min_samples": "Min samples before moving", "zone_low": "Zone low pass rate",
-          "zone_high": "Zone high pass rate", "repair_mix": "Hunt/repair mix"}
-BOUNDS = {"window": (True, 1, 10_000), "min_samples": (True, 1, 10_000)}
-SHARE = (False, 0.0, 1.0)
+          "min_samples": "Min samples before moving", "zone_low": "Discrimination zone, low pass rate",
+          "zone_high": "Discrimination zone, high pass rate", "repair_mix": "Hunt/repair mix"}
+BOUNDS = {"window": (1, 10_000), "min_samples": (1, 10_000)}
 
 
 def config_from_form(window, promote_at, demote_at, min_samples, zone_low, zone_high, repair_mix):
@@ -31,11 +30,16 @@ def config_from_form(window, promote_at, demote_at, min_samples, zone_low, zone_
     raw = dict(zip(CONFIG_FIELDS, (window, promote_at, demote_at, min_samples, zone_low, zone_high, repair_mix)))
     values = {}
     for name, value in raw.items():
-        whole, low, high = BOUNDS.get(name, SHARE)
-        values[name] = inputs.parse_number(LABELS[name], value, whole=whole, low=low, high=high)
-    zone = (values.pop("zone_low"), values.pop("zone_high"))
+        if name in BOUNDS:
+            low, high = BOUNDS[name]
+            values[name] = inputs.parse_number(LABELS[name], value, whole=True, low=low, high=high)
+        else:  # a share, typed as 0.3 or as 30% (the summary writes percentages)
+            values[name] = inputs.parse_fraction(LABELS[name], value)
+    low, high = values.pop("zone_low"), values.pop("zone_high")
+    if low >= high:  # named by its two boxes, not as the setting "zone"
+        raise ValueError(f"“{LABELS['zone_low']}” ({low:g}) must be below “{LABELS['zone_high']}” ({high:g}).")
     try:
-        return CurriculumConfig(**values, zone=zone).validate()
+        return CurriculumConfig(**values, zone=(low, high)).validate()
     except ValueError as exc:
         raise ValueError(in_words(str(exc))) from None
 
@@ -125,10 +129,12 @@ def build(services) -> dict:
         demote_at = gr.Textbox(label=LABELS["demote_at"])
         min_samples = gr.Textbox(label=LABELS["min_samples"])
     with gr.Row():
-        zone_low = gr.Textbox(label="Discrimination zone: low pass rate")
-        zone_high = gr.Textbox(label="Discrimination zone: high pass rate")
-        repair_mix = gr.Textbox(label="Hunt/repair mix (share of repair tasks, 0–1)")
-        save = gr.Button("Save settings", variant="primary")
+        zone_low = gr.Textbox(label=LABELS["zone_low"])
+        zone_high = gr.Textbox(label=LABELS["zone_high"])
+        repair_mix = gr.Textbox(label="Hunt/repair mix (share of repair tasks: 0.3 or 30%)")
+        with gr.Column(min_width=160):
+            save = gr.Button("Save settings", variant="primary")
+            save_status = gr.Markdown(elem_id="curriculum-save-status")  # right under the button it answers
     with gr.Row():
         families = family_choices()
         family = gr.Dropdown(families, value=default_family(families), label="Family")
@@ -144,13 +150,13 @@ def build(services) -> dict:
     # After an edit only the table is redrawn, so a rejected form keeps what the user typed.
     redraw = dict(fn=partial(show_table, services), inputs=None, outputs=[table, summary])
     actions = (
-        (save, bind(save_config, services), [*form, password], "save_curriculum"),
-        (pin_button, bind(pin, services), [family, level, password], "pin_level"),
-        (unpin_button, bind(unpin, services), [family, password], "unpin_level"),
-        (reset_button, bind(reset, services), [confirm, password], "reset_curriculum"),
+        (save, bind(save_config, services), [*form, password], save_status, "save_curriculum"),
+        (pin_button, bind(pin, services), [family, level, password], status, "pin_level"),
+        (unpin_button, bind(unpin, services), [family, password], status, "unpin_level"),
+        (reset_button, bind(reset, services), [confirm, password], status, "reset_curriculum"),
     )
-    for button, fn, sources, name in actions:
+    for button, fn, sources, shown_in, name in actions:
         after = refresh if name == "reset_curriculum" else redraw
-        button.click(fn, sources, status, api_name=name).then(**after, api_name=f"{name}_refresh",
-                                                             api_visibility="private")
+        button.click(fn, sources, shown_in, api_name=name).then(**after, api_name=f"{name}_refresh",
+                                                               api_visibility="private")
     return refresh

@@ -39,11 +39,12 @@ def export_jsonl(services, filters: dict):
     return str(path), f"Exported {count:,} failures as JSONL."
 
 
-def export_dpo(services):
+def export_dpo(services, filters: dict | None = None):
+    """DPO pairs of the failures matching ``filters`` (all of them when None)."""
     path = export_path("dpo_pairs.jsonl")
     try:  # chosen = the task's exact answer in the answer format, checked by the verifier
-        count = export_dpo_pairs(services, path)
+        count = export_dpo_pairs(services, path, filters)
     except Exception as exc:  # report the exporter's own message instead of a blank failure
         return None, f"⚠ DPO export failed: {exc}"
-    return str(path), (f"Exported {count:,} DPO pairs (prompt, chosen, rejected) as JSONL; "
+    return str(path), (f"Exported {count:,} DPO pair{'' if count == 1 else 's'} (prompt, chosen, rejected) as JSONL; "
                        "load with datasets.load_dataset('json', data_files=...).")

@@ -37,10 +37,11 @@ def styled(rows: list[list[Any]]):
     top = max(1, int(frame[list(FAILURE_MODES)].to_numpy().max()))
 
     def shade(value: Any) -> str:
+        # No text colour: the theme's reads on every shade, and on the plain background Gradio
+        # gives a clicked cell, where white text made the count look erased.
         if not isinstance(value, (int, float)) or not value:
             return ""
-        alpha = 0.15 + 0.75 * value / top
-        return f"background-color: rgba(220, 38, 38, {alpha:.2f}); color: {'white' if alpha > 0.55 else 'black'}"
+        return f"background-color: rgba(220, 38, 38, {0.15 + 0.6 * value / top:.2f})"
 
     return frame.style.map(shade, subset=list(FAILURE_MODES))
 

@@ -160,9 +160,12 @@ def format_curriculum_config(config: Any) -> str:
 
 def format_pinned(family: str, level: str, was: str, answers: int) -> str:
     """What pinning did to the family's rolling window (kept at the same level, restarted at another)."""
+    one = answers == 1
     if level == was:
-        return f"{family} pinned at {level}: it stays there until unpinned; its {answers} recent answers still count."
-    lost = f" The {answers} answers counted at {was} no longer apply: its rolling accuracy restarts." if answers else ""
+        kept = f"; its {answers} recent answer{'' if one else 's'} still count{'s' if one else ''}" if answers else ""
+        return f"{family} pinned at {level}: it stays there until unpinned{kept}."
+    lost = (f" The {answers} answer{'' if one else 's'} counted at {was} no longer appl{'ies' if one else 'y'}: "
+            "its rolling accuracy restarts.") if answers else ""
     return f"{family} pinned at {level} (was {was}): it stays there until unpinned.{lost}"
 
 

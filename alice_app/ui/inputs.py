@@ -71,6 +71,23 @@ def parse_number(label: str, value: Any, *, whole: bool = False, low: float | No
     return int(number) if whole else number
 
 
+def parse_fraction(label: str, value: Any, *, low: float = 0.0, high: float = 1.0) -> float:
+    """A share typed as a fraction or a percentage ("0.3" or "30%" → 0.3), within low..high;
+    anything else → ValueError naming the box, as ``parse_number``."""
+    text = str(value if value is not None else "").strip()
+    if not text.endswith("%"):
+        return parse_number(label, text, low=low, high=high)
+    try:
+        number = float(text[:-1]) / 100
+    except ValueError:
+        raise ValueError(f"{label}: {shown(text)} is not a percentage; type e.g. 30% or 0.3.") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{label}: {shown(text)} is not a finite number.")
+    if not low <= number <= high:
+        raise ValueError(f"{label} must be between {100 * low:g}% and {100 * high:g}%, not {shown(text)}.")
+    return number
+
+
 def _range(low: float | None, high: float | None) -> str:
     if high is None:
         return f"at least {_plain(low)}"
@@ -90,6 +107,19 @@ def parse_page(value: Any) -> int:
     except ValueError:
         text = str(value or "").strip()
         return MAX_PAGE if _looks_big(text) else 1
+
+
+def page_problem(value: Any) -> str | None:
+    """Why ``parse_page`` falls back to page 1 for what the box holds (e.g. "abc"), as a message;
+    None for a page, a blank box, or a number past the cap (that is the last page, not a mistake)."""
+    text = str(value if value is not None else "").strip()
+    if not text or _looks_big(text):
+        return None
+    try:
+        parse_number("Page", text, whole=True, low=1)
+    except ValueError as exc:
+        return f"{str(exc).rstrip('.')}; showing page 1."
+    return None
 
 
 def _looks_big(text: str) -> bool:

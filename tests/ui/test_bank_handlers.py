@@ -1,5 +1,6 @@
 """Failure-bank tab handlers on a real temporary SQLite bank."""
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -35,6 +36,15 @@ def test_search_clamps_a_page_past_the_end(services, add_failures):
     for typed in (9, "1e20", "inf", "abc", "-5"):  # issue 14: none of these may end in a generic error
         rows, info, page = search(services, page=typed)
         assert page == "1" and len(rows) == 3
+
+
+def test_a_page_that_is_not_a_number_shows_page_1_and_says_so(services, add_failures):
+    add_failures(services, 3)
+    rows, info, page = search(services, page="abc")
+    assert page == "1" and len(rows) == 3
+    assert info == "⚠ Page: 'abc' is not a number; showing page 1. · Page 1 of 1 · 3 failures"
+    assert "whole number" in search(services, page="2.5")[1]
+    assert "⚠" not in search(services, page="9")[1]  # past the end is the last page, not a mistake
 
 
 def test_search_reports_bad_text_with_a_message(services, add_failures):
@@ -152,6 +162,31 @@ def test_export_dpo_writes_pairs(services, add_failures):
     path, message = exports.export_dpo(services)
     lines = [json.loads(line) for line in open(path, encoding="utf-8")]
     assert lines and {"prompt", "chosen", "rejected"} <= set(lines[0]) and "DPO pairs" in message
+
+
+def test_export_dpo_follows_the_filter(services, add_failures):
+    kept, other = add_failures(services, 2)
+    services.bank.add_tags([kept], ["review"])
+    task = generate_task("negation_arithmetic", "easy", 99)
+    services.bank.record(task, "Answer: 123456", services.verifier.verify(task, "Answer: 123456"), source="train")
+
+    def exported(*form):
+        path, message = bank.export_dpo(services, *form)
+        return sorted(json.loads(line)["failure_id"] for line in open(path, encoding="utf-8")), message
+
+    ids, message = exported(*NO_FILTER[:3], "review", *NO_FILTER[4:])  # the Tag filter
+    assert ids == [kept] and "Exported 1 DPO" in message
+    assert exported(*NO_FILTER)[0] == sorted([kept, other])  # training failures stay out, as in the table
+    assert len(exported(*NO_FILTER[:8], inputs.ALL)[0]) == 3
+    path, message = bank.export_dpo(services, *NO_FILTER[:5], "yesterday", *NO_FILTER[6:])
+    assert path is None and "YYYY-MM-DD" in message
+
+
+def test_the_failure_map_leaves_the_text_colour_to_the_theme(services, add_failures):
+    add_failures(services, 2)  # white text on the top cell vanished on the plain cell Gradio draws when clicked
+    html = bank.show_map(services, inputs.ALL, bank.NOT_TRAINING).to_html()
+    assert "background-color: rgba(220, 38, 38" in html
+    assert not re.search(r"(?<![-\w])color:", html)
 
 
 def test_exports_get_private_folders_and_old_ones_are_removed():

@@ -39,6 +39,41 @@ def test_bad_numbers_are_named_and_nothing_is_saved(services, form, expected):
     assert services.curriculum.load_config().window == 20
 
 
+def test_an_inverted_zone_names_its_two_boxes(services):
+    message = curriculum.save_config(services, 30, 0.9, 0.2, 10, 0.9, 0.8, 0.5, "")
+    assert message == ("⚠ Not saved: “Discrimination zone, low pass rate” (0.9) must be below "
+                       "“Discrimination zone, high pass rate” (0.8).")
+    assert services.curriculum.load_config().zone == (0.2, 0.8)
+
+
+def test_shares_may_be_typed_as_the_summary_writes_them(services):
+    assert "saved" in curriculum.save_config(services, "20", "80%", "30%", "8", "20%", "80%", "30%", "")
+    config = services.curriculum.load_config()
+    assert (config.promote_at, config.demote_at, config.zone, config.repair_mix) == (0.8, 0.3, (0.2, 0.8), 0.3)
+    assert "repair mix **30%**" in curriculum.show_table(services)[1]
+    message = curriculum.save_config(services, "20", "150%", "30%", "8", "20%", "80%", "30%", "")
+    assert "Promote at (accuracy) must be between 0% and 100%, not '150%'" in message
+
+
+def test_the_save_status_sits_right_under_the_save_button(services):
+    import gradio as gr
+
+    with gr.Blocks() as demo:
+        curriculum.build(services)
+    [save] = [b for b in demo.blocks.values() if isinstance(b, gr.Button) and b.value == "Save settings"]
+    below = save.parent.children[save.parent.children.index(save) + 1]
+    assert below.elem_id == "curriculum-save-status"
+
+
+def test_pinning_with_one_answer_says_answer(services):
+    config = services.curriculum.load_config()
+    services.curriculum.update("false_claim", lambda s: record_outcome(s, True, config))
+    assert "its 1 recent answer still counts." in curriculum.pin(services, "false_claim", "easy", "")
+    assert "The 1 answer counted at easy no longer applies" in curriculum.pin(services, "false_claim", "hard", "")
+    assert curriculum.pin(services, "plain_arithmetic", "easy", "") == (
+        "plain_arithmetic pinned at easy: it stays there until unpinned.")
+
+
 def test_pin_keeps_the_history_at_the_same_level_and_says_when_it_restarts(services):  # bug 6
     config = services.curriculum.load_config()
     services.curriculum.update("false_claim", lambda s: record_outcome(record_outcome(s, True, config), False, config))

@@ -87,3 +87,27 @@ def test_search_text_refuses_control_characters_and_huge_text():
         inputs.parse_search("a\x00b")
     with pytest.raises(ValueError, match="limited to 500"):
         inputs.parse_search("a" * 501)
+
+
+@pytest.mark.parametrize("typed, share", [("30%", 0.3), (" 30 %", 0.3), ("0.3", 0.3), ("100%", 1.0), ("0%", 0.0)])
+def test_a_share_may_be_typed_as_a_percentage(typed, share):  # the curriculum summary writes "repair mix 30%"
+    assert inputs.parse_fraction("Hunt/repair mix", typed) == pytest.approx(share)
+
+
+@pytest.mark.parametrize("typed, message", [
+    ("150%", r"Hunt/repair mix must be between 0% and 100%, not '150%'"),
+    ("abc%", r"'abc%' is not a percentage; type e.g. 30% or 0.3"),
+    ("inf%", "not a finite number"),
+    ("1.5", "must be between 0 and 1, not '1.5'"),
+    ("", "is blank"),
+])
+def test_a_bad_share_is_named(typed, message):
+    with pytest.raises(ValueError, match=message):
+        inputs.parse_fraction("Hunt/repair mix", typed)
+
+
+def test_a_page_that_is_not_a_page_number_is_said():
+    assert inputs.page_problem("abc") == "Page: 'abc' is not a number; showing page 1."
+    assert "whole number" in inputs.page_problem("2.5") and "at least 1" in inputs.page_problem("-5")
+    for fine in ("3", 4.0, "", None, "1e20", "inf"):  # a page, blank, or past the cap (the last page)
+        assert inputs.page_problem(fine) is None

@@ -13,11 +13,23 @@ import plotly.graph_objects as go
 from alice_app.types import FAILURE_MODES, LEVELS
 from alice_app.ui.formatting import flatten_metrics
 
-LAYOUT = dict(template="plotly_white", height=340, margin=dict(l=50, r=20, t=50, b=40))
+# Plotly's mode bar sits in each chart's top-right corner; on a phone it spans the whole width. So
+# titles start below it (MODEBAR px), the top margin leaves room for both, and the buttons that do
+# nothing on these charts (select, lasso, zoom steps) are removed so the bar stays one short row.
+MODEBAR = 30  # px: the bar's height (25) and a little air
+TOP = MODEBAR + 42  # px: a one-line title and a gap above the plot
+TOP_LABELS = 60  # px more for x labels drawn above a heat map (slanted failure-mode names)
+LAYOUT = dict(template="plotly_white", height=360, margin=dict(l=50, r=20, t=TOP, b=40),
+              modebar=dict(remove=["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]))
+
+
+def layout(title: str, **extra: Any) -> dict:
+    """The common layout with ``title`` pinned below the mode bar; ``extra`` adds or overrides keys."""
+    return dict(LAYOUT, title=dict(text=title, yref="container", y=1, yanchor="top", pad=dict(t=MODEBAR)), **extra)
 
 
 def empty_figure(title: str, message: str) -> go.Figure:
-    figure = go.Figure(layout=dict(LAYOUT, title=title))
+    figure = go.Figure(layout=layout(title))
     figure.add_annotation(text=wrap(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
                           font=dict(size=14, color="#666"))
     figure.update_xaxes(visible=False)
@@ -49,7 +61,7 @@ def step_axis(steps: Sequence[Any]) -> dict:
 
 
 def metrics_figure(metrics: Sequence[Mapping[str, Any]], keys: Sequence[str], title: str, empty: str) -> go.Figure:
-    figure = go.Figure(layout=dict(LAYOUT, title=title))
+    figure = go.Figure(layout=layout(title))
     for key in keys:
         steps, values = _series(metrics, key)
         if steps:
@@ -83,7 +95,7 @@ def counts_figure(counts: Mapping[str, int], title: str) -> go.Figure:
     if not counts or not any(counts.values()):
         return empty_figure(title, "The failure bank is empty: play episodes or run a hunt to fill it.")
     ordered = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
-    figure = go.Figure(layout=dict(LAYOUT, title=title, yaxis=dict(
+    figure = go.Figure(layout=layout(title, yaxis=dict(
         title="failures", tickformat="d", dtick=max(1, math.ceil(ordered[0][1] / 8)), rangemode="tozero")))
     figure.add_bar(x=[str(k) for k, _ in ordered], y=[v for _, v in ordered])
     return figure
@@ -108,7 +120,7 @@ def failure_map_figure(cells: Sequence[Mapping[str, Any]]) -> go.Figure:
     families, levels, grid = failure_rate_grid(cells)
     if not any(v is not None for row in grid for v in row):
         return empty_figure(title, "No attempts recorded yet: play episodes or run a hunt.")
-    figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 60 + 36 * len(families))))
+    figure = go.Figure(layout=layout(title, height=max(320, 80 + 36 * len(families))))
     figure.add_heatmap(z=grid, x=levels, y=families, zmin=0, zmax=1, colorscale="Reds",
                        colorbar=dict(title="rate"), hoverongaps=False,
                        text=[["" if v is None else f"{100 * v:.0f}%" for v in row] for row in grid],
@@ -120,7 +132,7 @@ def curriculum_figure(history: Sequence[Mapping[str, Any]]) -> go.Figure:
     title = "Curriculum level over time"
     if not history:
         return empty_figure(title, "No curriculum changes yet: play episodes, hunt or train to move the levels.")
-    figure = go.Figure(layout=dict(LAYOUT, title=title, yaxis=dict(
+    figure = go.Figure(layout=layout(title, yaxis=dict(
         tickvals=list(range(len(LEVELS))), ticktext=list(LEVELS), range=[-0.3, len(LEVELS) - 0.7])))
     for family in sorted({h["family"] for h in history}):
         points = [h for h in history if h["family"] == family and h.get("level") in LEVELS]
@@ -139,7 +151,7 @@ def before_after_figure(evals: Mapping[str, Any]) -> go.Figure:
     if not before and not after:
         return empty_figure(title, "No evaluation yet: a finished training run stores before/after accuracy.")
     families = sorted(set(before) | set(after))
-    figure = go.Figure(layout=dict(LAYOUT, title=title, barmode="group", yaxis=dict(range=[0, 1], tickformat=".0%")))
+    figure = go.Figure(layout=layout(title, barmode="group", yaxis=dict(range=[0, 1], tickformat=".0%")))
     for name, means in (("before", before), ("after", after)):
         if means:
             figure.add_bar(x=families, y=[means.get(f) for f in families], name=name)
@@ -159,7 +171,7 @@ def before_after_heatmap(evals: Mapping[str, Any]) -> go.Figure:
         return empty_figure(title, "No before/after pair yet: a completed run with held-out tasks stores both.")
     z = [[_delta(before[f].get(lv), after[f].get(lv)) for lv in levels] for f in families]
     text = [[_cell_text(before[f].get(lv), after[f].get(lv)) for lv in levels] for f in families]
-    figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 80 + 40 * len(families))))
+    figure = go.Figure(layout=layout(title, height=max(320, 100 + 40 * len(families))))
     figure.add_heatmap(z=z, x=levels, y=families, zmid=0, zmin=-100, zmax=100, colorscale="RdBu",
                        text=text, texttemplate="%{text}", hoverongaps=False, colorbar=dict(title="points"))
     return figure
@@ -187,7 +199,8 @@ def failure_mode_map_figure(rows: Sequence[Mapping[str, Any]], title: str = "Fai
     families, modes, grid = mode_map_grid(rows)
     if not families:
         return empty_figure(title, "The failure bank is empty: play episodes or run a hunt to fill it.")
-    figure = go.Figure(layout=dict(LAYOUT, title=title, height=max(300, 90 + 40 * len(families))))
+    figure = go.Figure(layout=layout(title, height=max(360, 160 + 40 * len(families)),
+                                     margin=dict(LAYOUT["margin"], t=TOP + TOP_LABELS)))
     figure.add_heatmap(z=[[v or None for v in row] for row in grid], x=modes, y=families, colorscale="Reds", zmin=0,
                        zmax=max(1, max(max(row) for row in grid)),
                        text=[[str(v) if v else "" for v in row] for row in grid], texttemplate="%{text}",
@@ -208,7 +221,7 @@ def penalty_figure(evals: Mapping[str, Any]) -> go.Figure:
     if not families:
         return empty_figure(title, "No penalty yet: a training run's before/after evaluation measures each "
                                    "family beside its control twin.")
-    figure = go.Figure(layout=dict(LAYOUT, title=title, barmode="group", yaxis=dict(tickformat=".0%")))
+    figure = go.Figure(layout=layout(title, barmode="group", yaxis=dict(tickformat=".0%")))
     for phase, values in means.items():
         if values:
             figure.add_bar(x=families, y=[values.get(f) for f in families], name=phase)

@@ -25,6 +25,7 @@ SAMPLE_CHOICES = (1, 4, 8)
 SOURCE_LABEL = "manual"  # how the bank labels failures of episodes played in the workbench
 EXAMPLES = [["negation_arithmetic", "easy", "7"], ["negated_comparison", "medium", "3"],
             ["false_claim", "easy", "11"], ["distractor_order_of_ops", "hard", "5"]]
+CONTROL_WIDTH = 200  # px: the model controls wrap one per line below about twice this (a phone)
 # What every handler returns, in order (the outputs of each event).
 OUTPUT_NAMES = ("session", "task", "chat", "status", "state", "answer_box")
 
@@ -50,6 +51,11 @@ def family_choices() -> list[str]:
 def default_family(families: list[str]) -> str | None:
     """The flagship family when it is registered, else the first one."""
     return "negation_arithmetic" if "negation_arithmetic" in families else (families[0] if families else None)
+
+
+def example_labels(examples: list[list[str]]) -> list[str]:
+    """"negation_arithmetic · easy · seed 7": examples as buttons that wrap on a phone (a table clips)."""
+    return [f"{family} · {level} · seed {seed}" for family, level, seed in examples]
 
 
 def reset_options(family: str | None, level: str | None, seed: Any, source: str) -> dict[str, Any]:
@@ -174,6 +180,11 @@ def _answer_pieces(policy, messages):
         yield policy.generate([messages], n=1, temperature=0.0, max_tokens=MODEL_MAX_TOKENS)[0][0]
 
 
+def redraw(session):
+    """The conversation again, from the episode state (what the chat shows is never cleared by hand)."""
+    return outputs(session, "The conversation always shows the whole episode; press **New episode** to start over.")
+
+
 def bank_episode(services, session):
     """Bank a finished episode that was solved after a wrong start, labelled by its first wrong
     answer. An unsolved episode is banked by the environment itself, and an episode is banked at
@@ -224,20 +235,24 @@ def build(services) -> None:
             source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
             start = gr.Button("New episode", variant="primary")
         with gr.Column(scale=2):
-            gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)")
+            gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)",
+                        example_labels=example_labels(EXAMPLES))
     task = gr.Markdown(chat.format_task_card(None, {}), elem_id="episode-task")
+    # The toolbar's Clear (trash) button is hidden by the workbench CSS: the chat mirrors the episode state.
     conversation = gr.Chatbot(label="Episode", show_label=False, elem_id="episode-chat", height=520, buttons=["copy"],
                               feedback_options=None, placeholder="The task and every turn appear here.")
     with gr.Row():
         text = gr.Textbox(label="Your answer", placeholder="e.g. Answer: 7", scale=4, elem_id="episode-answer")
         submit = gr.Button("Submit answer", variant="primary", scale=1)
-    with gr.Row(equal_height=True):
-        gr.Markdown(chat.format_model(services.settings), elem_id="episode-model", min_height=0)
+    gr.Markdown(chat.format_model(services.settings), elem_id="episode-model")
+    # min_width wraps the row on a phone (one control per line) instead of squeezing each control; the
+    # model line stays above it, since a tall text in the row would stretch every button to its height.
+    with gr.Row(equal_height=True, elem_id="episode-model-row"):
         samples = gr.Dropdown(list(SAMPLE_CHOICES), value=1, label=SAMPLES_LABEL, elem_id="episode-samples",
-                              min_width=120)
-        by_model = gr.Button("Let the model answer (1 turn)")
-        autoplay = gr.Button("Auto-play the 5 turns")
-        bank = gr.Button("Add to failure bank", variant="secondary")
+                              min_width=CONTROL_WIDTH)
+        by_model = gr.Button("Let the model answer (1 turn)", min_width=CONTROL_WIDTH)
+        autoplay = gr.Button("Auto-play the 5 turns", min_width=CONTROL_WIDTH)
+        bank = gr.Button("Add to failure bank", variant="secondary", min_width=CONTROL_WIDTH)
     status = gr.Markdown(elem_id="episode-status")
     with gr.Accordion("Raw episode state (JSON)", open=False):
         raw = gr.JSON(label="env.state")
@@ -250,3 +265,5 @@ def build(services) -> None:
                    trigger_mode="once")
     autoplay.click(partial(auto_play, services), [session, samples], shown, api_name="auto_play", trigger_mode="once")
     bank.click(partial(bank_episode, services), [session], shown, api_name="bank_episode")
+    # Should a Clear ever reach the chat (the hidden toolbar button), redraw it from the episode state.
+    conversation.clear(redraw, [session], shown, api_name="redraw_episode", api_visibility="private")

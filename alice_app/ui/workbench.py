@@ -10,7 +10,12 @@ INTRO = (
     "Find, record and repair the reasoning failures of a language model. Play an episode by hand, "
     "browse the failure bank, steer the curriculum, train, and watch the charts."
 )
-CSS = ".alice-chart { min-height: 360px; }"
+CSS = (
+    ".alice-chart { min-height: 360px; }\n"
+    # The Chatbot's toolbar holds only its Clear (trash) button, which Gradio 6 always shows: clearing
+    # would empty the chat mid-episode while the episode goes on, so the chat hides it (copy stays).
+    "#episode-chat .icon-button-wrapper.top-panel { display: none; }"
+)
 
 
 def build_app(services) -> gr.Blocks:

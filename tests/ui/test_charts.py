@@ -72,3 +72,37 @@ def test_before_after_groups_family_means():
     figure = charts.before_after_figure(evals)
     assert [t.name for t in figure.data] == ["before", "after"]
     assert list(figure.data[0].y) == [0.1] and abs(figure.data[1].y[0] - 0.6) < 1e-9
+
+
+def every_figure():
+    """Each builder, empty and with data."""
+    cells = [{"family": "neg", "level": "easy", "failures": 1, "attempts": 2}]
+    modes = [{"family": "neg", "mode": "distractor_echo", "n": 2}, {"family": "neg", "mode": "operator_confusion", "n": 1}]
+    evals = {"before": {"neg": {"easy": 0.1}}, "after": {"neg": {"easy": 0.6}}}
+    history = [{"ts": "2026-11-30T09:00:00Z", "family": "neg", "level": "easy"}]
+    built = [charts.reward_accuracy_figure(METRICS), charts.zero_std_figure(METRICS), charts.live_training_figure(METRICS),
+             charts.counts_figure({"a": 2}, "Failures by family"), charts.failure_map_figure(cells),
+             charts.failure_mode_map_figure(modes), charts.curriculum_figure(history), charts.before_after_figure(evals),
+             charts.before_after_heatmap(evals), charts.penalty_figure({})]
+    empty = [charts.reward_accuracy_figure([]), charts.counts_figure({}, "t"), charts.failure_map_figure([]),
+             charts.failure_mode_map_figure([]), charts.curriculum_figure([]), charts.before_after_figure({})]
+    return built + empty
+
+
+MODEBAR_PX, TITLE_PX, SLANTED_LABELS_PX = 25, 25, 45  # measured in Chromium: bar height, one title line, mode names
+
+
+def test_titles_sit_below_the_mode_bar_with_room_above_the_plot():
+    """Bug: the mode bar covered every title on a phone, and the mode map's top labels its title."""
+    for figure in every_figure():
+        title, margin = figure.layout.title, figure.layout.margin
+        assert title.text and title.yref == "container" and title.y == 1 and title.yanchor == "top", title
+        assert title.pad.t >= MODEBAR_PX, title.text
+        assert margin.t >= title.pad.t + TITLE_PX, title.text
+        assert {"select2d", "lasso2d"} <= set(figure.layout.modebar.remove), title.text  # a bar of one short row
+
+
+def test_the_mode_map_leaves_room_for_its_labels_above_the_plot():
+    figure = charts.failure_mode_map_figure([{"family": "neg", "mode": "operator_confusion", "n": 1}])
+    assert figure.layout.xaxis.side == "top"
+    assert figure.layout.margin.t >= figure.layout.title.pad.t + TITLE_PX + SLANTED_LABELS_PX

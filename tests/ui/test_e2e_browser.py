@@ -121,6 +121,33 @@ def test_play_an_episode_as_a_conversation(page, screenshots):
     screenshot(page, screenshots, "episode")
 
 
+def overlap(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+def test_the_episode_fits_a_phone_and_its_chat_cannot_be_cleared(browser, live_app):
+    """At 390 px the model line reads as a line (it was a 20 px column, one letter per line), each
+    model button is one button high (one was 580 px), and the examples fit the width. The chat has
+    no Clear button (it emptied the chat mid-episode); a clear that arrives anyway redraws it."""
+    context, page = open_page(browser, live_app[1], viewport={"width": 390, "height": 844})
+    new_episode(page, 36)
+    assert page.locator("#episode-model").bounding_box()["width"] > 300
+    for name in ("Let the model answer (1 turn)", "Auto-play the 5 turns", "Add to failure bank"):
+        button = page.get_by_role("button", name=name).bounding_box()
+        assert button["height"] < 60 and button["width"] > 300, (name, button)
+    for example in page.get_by_text(re.compile(r" · seed \d+$")).all():
+        assert example.bounding_box()["x"] + example.bounding_box()["width"] <= 390
+    chat = page.locator("#episode-chat")
+    expect(chat.get_by_role("button", name="Copy message").first).to_be_visible()
+    clear = chat.get_by_role("button", name="Clear", include_hidden=True)
+    expect(clear).to_be_hidden()
+    clear.evaluate("button => button.click()")  # what the trash button did
+    page.locator("#episode-status").get_by_text("always shows the whole episode").wait_for()
+    assert "Task" in chat.inner_text() and "turn 1 of 5" in page.locator("#episode-task").inner_text()
+    context.close()
+
+
 def test_enter_then_submit_plays_one_turn(page):  # bug 8
     new_episode(page, 33)
     box = page.locator("#episode-answer textarea")
@@ -198,8 +225,14 @@ def test_failure_map_filters_and_a_failure_is_tagged(page, live_app, screenshots
     map_grid.get_by_role("gridcell", name="negation_arithmetic").first.wait_for()
     headers = map_grid.get_by_role("columnheader").all_inner_texts()
     column = [h.strip() for h in headers].index(mode)
-    map_grid.get_by_role("row").filter(has_text="negation_arithmetic").get_by_role("gridcell").nth(column).click()
+    cell = map_grid.get_by_role("row").filter(has_text="negation_arithmetic").get_by_role("gridcell").nth(column)
+    count = cell.inner_text().strip()
+    cell.click()
     expect(page.locator("#bank-mode input")).to_have_value(mode)  # the click filtered the list
+    expect(cell).to_have_text(count)  # the clicked count stays readable, not white on the selected cell
+    text, ground = cell.locator("span").first.evaluate(
+        "e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+    assert text != ground and "255, 255, 255" not in text
     page.locator("#bank-page-info").get_by_text(re.compile(r"\d+ failure")).wait_for()
     grid.get_by_role("gridcell").filter(has_text="424242").first.click()
     page.locator("#bank-detail").get_by_text("Failure #").wait_for()
@@ -227,14 +260,22 @@ def test_curriculum_tab_pins_and_names_bad_boxes(page, live_app, screenshots):
     page.locator("#curriculum-status").get_by_text("pinned at easy").wait_for()
     assert live_app[0].curriculum.load(["negation_arithmetic"])["negation_arithmetic"].pinned == "easy"
     page.get_by_label("Promote at (accuracy)").fill("")
-    page.get_by_role("button", name="Save settings").click()
-    page.locator("#curriculum-status").get_by_text("Promote at (accuracy) is blank").wait_for()  # bug 6
+    save, saved = page.get_by_role("button", name="Save settings"), page.locator("#curriculum-save-status")
+    save.click()
+    saved.get_by_text("Promote at (accuracy) is blank").wait_for()  # bug 6
+    button, status = save.bounding_box(), saved.bounding_box()
+    assert 0 <= status["y"] - (button["y"] + button["height"]) < 40  # right under Save, not below the Reset
     page.get_by_label("Promote at (accuracy)").fill("0.1")
-    page.get_by_role("button", name="Save settings").click()
-    page.locator("#curriculum-status").get_by_text("Not saved").wait_for()
-    assert "demote_at" not in page.locator("#curriculum-status").inner_text()
+    save.click()
+    saved.get_by_text("Not saved").wait_for()
+    assert "demote_at" not in saved.inner_text()
     assert page.get_by_label("Promote at (accuracy)").input_value() == "0.1"  # the typed value is kept
     screenshot(page, screenshots, "curriculum")
+
+
+def test_the_challenger_tab_says_what_its_family_plays(page):
+    open_tab(page, "Challenger")
+    expect(page.locator("#challenger-accepted-note")).to_contain_text("built-in seed templates")
 
 
 def test_two_browsers_play_different_episodes(browser, live_app):
@@ -283,3 +324,32 @@ def test_charts_render(page, live_app, screenshots):
     page.locator("#charts-tab .js-plotly-plot").nth(shown - 1).wait_for()
     assert page.locator("#charts-tab .js-plotly-plot").count() == shown
     screenshot(page, screenshots, "charts")
+
+
+def test_charts_name_a_bad_run_id_and_keep_titles_clear(page, live_app):
+    """A bad run id is named in a status line (it silently showed the "no metrics yet" hints); no
+    mode bar covers a chart title and no x label of the mode map reaches its title, on a desktop
+    or a phone."""
+    from alice_app.tasks.registry import generate_task
+
+    services = live_app[0]
+    for seed, mode in enumerate(("distractor_echo", "operator_confusion", "negation_flip")):
+        task = generate_task("false_claim", "easy", 500 + seed)
+        services.bank.record(task, "Answer: 0", services.verifier.verify(task, "Answer: 0"), mode=mode, source="test")
+    open_tab(page, "Charts")
+    status = page.locator("#charts-status")
+    for typed, said in (("99999", "there is no run #99999"), ("abc", "'abc' is not a run id")):
+        page.get_by_label("Run id for the training charts (blank = newest)").fill(typed)
+        page.get_by_role("button", name="Refresh charts").click()
+        status.get_by_text(f"⚠ {said}").wait_for()
+        page.locator("#charts-tab .js-plotly-plot").first.get_by_text(said).wait_for()
+    plots = page.locator("#charts-tab .js-plotly-plot")
+    plots.nth(7).locator(".xtick text").nth(2).wait_for()  # the mode map, with three modes
+    for viewport in (DESKTOP, {"width": 390, "height": 844}):
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(1000)
+        for plot in plots.all():
+            title = plot.locator(".gtitle").bounding_box()
+            assert not overlap(plot.locator(".modebar").bounding_box(), title), plot.locator(".gtitle").inner_text()
+            for label in plot.locator(".xtick text").all():
+                assert label.bounding_box()["y"] > title["y"] + title["height"], plot.locator(".gtitle").inner_text()

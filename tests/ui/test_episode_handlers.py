@@ -237,3 +237,50 @@ def test_a_repair_task_names_the_failure_it_repairs(services, add_failures):
     out = episode.new_episode(services, None, None, None, "4", "next from curriculum: repair")
     assert f"Repair task for banked failure **#{failure_id}**" in out[OUT.task]
     assert services.bank.get(failure_id)["response"] in out[OUT.task]
+
+
+def test_a_clear_of_the_chat_redraws_the_whole_episode(services):
+    session = episode.new_episode(services, None, "negation_arithmetic", "easy", 5, episode.CHOSEN)[OUT.session]
+    played = play(services, session, "Answer: 424242")
+    out = episode.redraw(session)
+    assert out[OUT.chat] == played[OUT.chat] and len(out[OUT.chat]) == 3  # task, answer, feedback prompt
+    assert "turn 2 of 5" in out[OUT.task]
+    assert episode.redraw(None)[OUT.chat] == []
+
+
+def built_episode_tab(services):
+    import gradio as gr
+
+    with gr.Blocks() as demo:
+        episode.build(services)
+    return demo, {block.elem_id: block for block in demo.blocks.values() if getattr(block, "elem_id", None)}
+
+
+def test_the_model_controls_wrap_on_a_phone(services):
+    """Bug: the model line shared a row of equal height with the buttons; at 390 px it became a
+    20 px column and stretched a button to 580 px. It sits above the row now, and every control in
+    the row has a width below which the row wraps instead of squeezing it."""
+    import gradio as gr
+
+    demo, by_id = built_episode_tab(services)
+    row = by_id["episode-model-row"]
+    controls = [c for child in row.children for c in getattr(child, "children", [child])]  # a Form wraps the dropdown
+    assert [type(c) for c in controls] == [gr.Dropdown, gr.Button, gr.Button, gr.Button]  # the model line is above
+    assert all((c.min_width or 0) >= 390 // 2 for c in controls)  # two never fit side by side on a phone
+    examples = next(b for b in demo.blocks.values() if isinstance(b, gr.Dataset))
+    assert examples.sample_labels == ["negation_arithmetic · easy · seed 7", "negated_comparison · medium · seed 3",
+                                      "false_claim · easy · seed 11", "distractor_order_of_ops · hard · seed 5"]
+
+
+def test_the_chat_has_no_clear_button_and_a_clear_redraws_it(services):
+    """Bug: the Chatbot's trash button emptied the chat mid-episode. Gradio 6 always draws it in the
+    chat's toolbar (the only button there): the workbench CSS hides that toolbar, the per-message
+    copy buttons stay, and a clear that still arrives redraws the episode."""
+    from alice_app.ui.workbench import CSS
+
+    demo, by_id = built_episode_tab(services)
+    chat = by_id["episode-chat"]
+    assert chat.buttons == ["copy"]  # no share / copy-all: the toolbar holds only Clear
+    assert "#episode-chat .icon-button-wrapper.top-panel { display: none; }" in CSS
+    clears = [d for d in demo.fns.values() if any(t == (chat._id, "clear") for t in d.targets)]
+    assert len(clears) == 1 and clears[0].fn is episode.redraw

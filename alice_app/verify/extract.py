@@ -38,7 +38,7 @@ _NEGATED_RE = re.compile(r"(?:not|isn't|is\s+not)\b", re.IGNORECASE)
 # A number right after a negation ("not 14", "isn't 7"): what the answer is not, never a guess at it.
 # "n't be" ends a word ("won't be 14", "can't be 14"), so it has no word boundary before it.
 _NEGATED_NUMBER_RE = re.compile(
-    rf"(?:(?:\b(?:not|isn['’]t|is\s+not|cannot\s+be|never(?:\s+be)?|rather\s+than|instead\s+of|other\s+than)"
+    rf"(?:(?:\b(?:not|isn['’]t|is\s+not|cannot\s+be|never(?:\s+be)?|rather\s+than|instead\s+of)"
     rf"|n['’]t\s+be)\s+(?:equal\s+to\s+)?|\s*(?:≠|!=|=/=)\s*)(?:{NUMBER}|{NUMBER_WORDS})", re.IGNORECASE)
 _EQUALS_RE = re.compile(r"(?<![!<>=/])=(?![=/])")  # an equals sign, not "!=", "<=", "==" or "=/="
 # A number the reply then calls wrong ("14 is wrong", "the claim of 14 is false", "said 14, which is incorrect").

@@ -87,6 +87,7 @@ def test_what_is_not_a_hedge(text, expected):
     ("9 is correct; 14 is wrong.", "9"), ("The sum is 9 (the claim of 14 is false).", "9"),
     ("The total is 9. Someone said 14, which is wrong.", "9"), ("I get 9. The claim of 10 is false.", "9"),
     ("14 is not the answer; 9 is.", "9"), ("14 is wrong.", None),
+    ("No number other than 7 fits.", "7"),  # "other than" does not negate: here it names the answer
 ])
 def test_a_number_the_reply_only_negates_is_never_its_answer(text, expected):
     assert extract_answer(text) == expected

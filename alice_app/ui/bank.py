@@ -140,23 +140,18 @@ def delete(services, ids_text, open_id, confirmed, password, request: gr.Request
     return f"Deleted {services.bank.delete(ids)} failure(s)."
 
 
-def export_jsonl(services, family, level, mode, tag, repaired, since, until, text, source):
+def export_filtered(exporter, services, family, level, mode, tag, repaired, since, until, text, source):
+    """``exporter(services, filters)`` over the failures under the current filter (the table's rows)."""
     try:
         filters = query_filters(family, level, mode, tag, repaired, since, until, text, source,
                                 services.bank.count_by("source"))
     except ValueError as exc:
         return None, f"⚠ {exc}"
-    return exports.export_jsonl(services, filters)
+    return exporter(services, filters)
 
 
-def export_dpo(services, family, level, mode, tag, repaired, since, until, text, source):
-    """DPO pairs of the failures under the current filter: the same rows as the table and the JSONL."""
-    try:
-        filters = query_filters(family, level, mode, tag, repaired, since, until, text, source,
-                                services.bank.count_by("source"))
-    except ValueError as exc:
-        return None, f"⚠ {exc}"
-    return exports.export_dpo(services, filters)
+export_jsonl = partial(export_filtered, exports.export_jsonl)
+export_dpo = partial(export_filtered, exports.export_dpo)
 
 
 def show_map(services, level, source):

@@ -126,23 +126,24 @@ def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of, completions: i
     """((low, high) seconds per step of a run of ``completions`` completions a step in ``mode``, setup
     seconds, where they come from): the newest run with measured steps, its step time scaled by the
     completions a step (``completions_of(run)``) and episode mode's factor; else the documented range."""
-    def factor(run_mode: str) -> float:
-        return (EPISODE_STEP_FACTOR if mode == "episode" else 1.0) / (EPISODE_STEP_FACTOR if run_mode == "episode"
-                                                                      else 1.0)
-
     for run in runs:
         metrics = metrics_of(run["id"])
         times = step_times(metrics)
         if times:
             setup = setup_seconds(run, metrics)
             theirs = completions_of(run)
-            step = mean(times) * completions / theirs * factor(str(run.get("kind")))
+            step = mean(times) * completions / theirs * _mode_factor(mode) / _mode_factor(str(run.get("kind")))
             source = f"measured in run #{run['id']}" + (
                 f" ({theirs} completions a step, scaled to {completions})" if theirs != completions else "")
             return (step, step), DEFAULT_SETUP_S if setup is None else setup, source
-    low, high = (t * completions / DOCUMENTED_COMPLETIONS * factor("grpo") for t in DOCUMENTED_STEP_S)
+    low, high = (t * completions / DOCUMENTED_COMPLETIONS * _mode_factor(mode) for t in DOCUMENTED_STEP_S)
     return ((low, high), DEFAULT_SETUP_S, "the learning bench's step times on a shared 2-core CPU, scaled to "
             f"{completions} completions a step (docs/training.md; no run measured here yet)")
+
+
+def _mode_factor(mode: str) -> float:
+    """A step's time in ``mode`` relative to a grpo step of the same completions."""
+    return EPISODE_STEP_FACTOR if mode == "episode" else 1.0
 
 
 def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, float], setup_s: float, source: str,

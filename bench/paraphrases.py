@@ -8,6 +8,7 @@ self_contradiction and no_answer, plus the correct share per idea.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 PATH = Path(__file__).resolve().parent / "data" / "paraphrases.jsonl"
@@ -34,3 +35,25 @@ def run_paraphrases(policy, max_tokens: int = 96, rows: list[dict] | None = None
 def trained_ideas(families) -> list[str]:
     """The ideas whose family is among ``families`` (a run's training families)."""
     return [idea for idea, family in IDEA_FAMILIES.items() if family in set(families)]
+
+
+def word_ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    """The word n-grams inside each sentence of ``text``, lower-cased, every number (digits or words)
+    written as '#' and operators kept; only n-grams with at least three words count (a run of numbers
+    and symbols says nothing about wording)."""
+    from alice_app.numbers import WORD_VALUES
+
+    grams = set()
+    for part in re.split(r"[.?!:;()]", text.lower()):
+        tokens = ["#" if t.isdigit() or t in WORD_VALUES else t
+                  for t in re.findall(r"[a-z]+(?:'[a-z]+)?|\d+|[-+×*/=]", part)]
+        grams |= {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)
+                  if sum(t[0].isalpha() for t in tokens[i:i + n]) >= 3}
+    return grams
+
+
+def shared_ngrams(texts, n: int = 5, rows: list[dict] | None = None) -> set[tuple[str, ...]]:
+    """The word n-grams that ``texts`` share with the paraphrase set: how much of its wording a training
+    source (the free wordings of alice_app.tasks.wordings, say) could have taught."""
+    held_out = set().union(*(word_ngrams(r["prompt"], n) for r in (rows if rows is not None else load_paraphrases())))
+    return set().union(*(word_ngrams(t, n) for t in texts)) & held_out

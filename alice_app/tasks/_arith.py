@@ -12,6 +12,7 @@ from typing import Sequence
 from alice_app.arithmetic import confusions, evaluate, order_mistakes  # noqa: F401  (names the families import)
 from alice_app.numbers import spell
 from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, check_operands, digits_range
+from alice_app.tasks.wordings import WORDINGS, compose, wording_key
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ def check_distracted_arithmetic(config, forms: Sequence[str], templates: Sequenc
     check_int("operand_digits", config.operand_digits, 1, 3)
     check_choice("clause_position", config.clause_position, CLAUSE_POSITIONS)
     check_choice("phrasing", getattr(config, "phrasing", "symbols"), PHRASINGS)
+    check_choice("wording", getattr(config, "wording", "template"), WORDINGS)
     if config.operands is not None:
         check_operands(config.operands, SHAPES[config.template].arity)
 
@@ -140,13 +142,27 @@ def check_distracted_arithmetic(config, forms: Sequence[str], templates: Sequenc
 # (whose question is asked in words, not only as an expression) add ``phrasing``.
 DISTRACTED_PARAMS = ("template", "negation_form", "distractors", "operand_digits", "clause_position", "operands")
 PHRASED_PARAMS = DISTRACTED_PARAMS + ("phrasing",)
+# ... and those whose whole prompt can also be composed freely (``wording="free"``: alice_app.tasks.wordings).
+WORDED_PARAMS = PHRASED_PARAMS + ("wording",)
 
 
-def distracted_choices(forms: Sequence[str], phrased: bool = False) -> dict[str, tuple]:
+def distracted_choices(forms: Sequence[str], phrased: bool = False, worded: bool = False) -> dict[str, tuple]:
     """The values ``mutate`` may move each param to (templates stay within their level)."""
     choices = {"negation_form": tuple(forms), "distractors": (1, 2, 3), "operand_digits": (1, 2, 3),
                "clause_position": CLAUSE_POSITIONS}
-    return {**choices, "phrasing": PHRASINGS} if phrased else choices
+    if phrased:
+        choices["phrasing"] = PHRASINGS
+    if worded:
+        choices["wording"] = WORDINGS
+    return choices
+
+
+def free_question(family: str, level: str, seed: int, template: str, operands: Sequence[int], expr: str,
+                  distractors: Sequence[int] = (), kind: str = "ruled_out", position: str = "start") -> str:
+    """A task's free wording (``wording="free"``); its control twin passes no distractors and gets the
+    same question, because the frames are picked by the family task's (family, level, seed)."""
+    return compose(template, operands, expr, distractors=distractors, kind=kind, position=position,
+                   key=wording_key(family, level, seed))
 
 
 def distracted_metadata(config, operands: Sequence[int], expr: str, distractors: Sequence[int],

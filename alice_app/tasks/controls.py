@@ -8,7 +8,7 @@ and are not menu families (the verifier needs no registration to check them).
 from __future__ import annotations
 
 from alice_app.tasks import distractor_order_of_ops, double_negation, exclusion_counting, negated_comparison, plain_arithmetic
-from alice_app.tasks._arith import SHAPES, ask, evaluate, sentence
+from alice_app.tasks._arith import SHAPES, ask, evaluate, free_question, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
 from alice_app.tasks.registry import has_control, register_control
 from alice_app.types import Task
@@ -29,7 +29,10 @@ def twin(task: Task, family: str, question: str, answer, hint: str, **metadata) 
 
 def _question(task: Task, tail: str = "") -> str:
     """The family task's question, asked plainly in the same words ("What is 3 + 4?", "Add 3 and 4.")."""
-    shape, phrasing = SHAPES[task.metadata["template"]], task.metadata["params"].get("phrasing", "symbols")
+    meta = task.metadata
+    if meta["params"].get("wording") == "free":
+        return free_question(task.family, task.level, task.seed, meta["template"], meta["operands"], meta["expression"])
+    shape, phrasing = SHAPES[meta["template"]], meta["params"].get("phrasing", "symbols")
     request, mark = ask(shape, task.metadata["operands"], phrasing)
     return sentence(request + tail, mark)
 

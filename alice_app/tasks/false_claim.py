@@ -8,14 +8,16 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
-    PHRASED_PARAMS,
     PHRASINGS,
+    WORDED_PARAMS,
+    WORDINGS,
     SHAPES,
     ask,
     check_distracted_arithmetic,
     distracted_choices,
     distracted_metadata,
     evaluate,
+    free_question,
     render,
     sample_operands,
     sentence,
@@ -44,6 +46,8 @@ class FalseClaimConfig:
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "claims before (start) or after (end) the question"})
     phrasing: str = field(default="symbols", metadata={"help": "how the question is asked: " + ", ".join(PHRASINGS)})
+    wording: str = field(default="template", metadata={"help": "how the whole prompt is worded: " + ", ".join(WORDINGS)
+                                                        + " (free: composed from many frames)"})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "FalseClaimConfig":
@@ -66,10 +70,13 @@ def generate(level: str, seed: int, params: dict) -> Task:
     claimed = tempting_values(expr, rng, config.distractors)
     claims = claims_sentence(text, claimed, config.negation_form)
     question = sentence(*ask(shape, operands, config.phrasing))
-    prompt = f"{claims} {question}" if config.clause_position == "start" else f"{question} {claims}"
+    if config.wording == "free":
+        prompt = free_question(NAME, level, seed, config.template, operands, expr, claimed, "claimed", config.clause_position)
+    else:
+        prompt = f"{claims} {question}" if config.clause_position == "start" else f"{question} {claims}"
     hint = ("The stated results are wrong on purpose: do not copy them or adjust them. "
             f"Evaluate the expression yourself: {shape.words}.")
-    metadata = distracted_metadata(config, operands, expr, claimed, PHRASED_PARAMS)
+    metadata = distracted_metadata(config, operands, expr, claimed, WORDED_PARAMS)
     return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -90,6 +97,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Ignore confidently stated wrong results and compute the expression",
     generate=generate,
-    params=PHRASED_PARAMS,
-    choices=distracted_choices(FORMS, phrased=True),
+    params=WORDED_PARAMS,
+    choices=distracted_choices(FORMS, phrased=True, worded=True),
 ))

@@ -15,7 +15,7 @@ from alice_app.types import Task
 
 # "numbers" (same structure, new seed) is the fallback for families with no other axis.
 MUTATION_AXES: tuple[str, ...] = ("negation_form", "distractors", "operand_digits", "clause_position", "phrasing",
-                                  "numbers")
+                                  "wording", "numbers")
 
 
 def available_axes(task: Task) -> list[str]:

@@ -9,14 +9,16 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
-    PHRASED_PARAMS,
     PHRASINGS,
+    WORDED_PARAMS,
+    WORDINGS,
     SHAPES,
     ask,
     check_distracted_arithmetic,
     distracted_choices,
     distracted_metadata,
     evaluate,
+    free_question,
     render,
     sample_operands,
     sentence,
@@ -41,6 +43,8 @@ class NegationArithmeticConfig:
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "NOT-clause before (start) or after (end) the question"})
     phrasing: str = field(default="symbols", metadata={"help": "how the question is asked: " + ", ".join(PHRASINGS)})
+    wording: str = field(default="template", metadata={"help": "how the whole prompt is worded: " + ", ".join(WORDINGS)
+                                                        + " (free: composed from many frames)"})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "NegationArithmeticConfig":
@@ -62,11 +66,16 @@ def generate(level: str, seed: int, params: dict) -> Task:
     distractors = tempting_values(expr, rng, config.distractors)
     clause = negation_clause(config.negation_form, distractors)
     request, mark = ask(shape, operands, config.phrasing)
-    question = (f"If {clause}, {request}{mark}" if config.clause_position == "start"
-                else sentence(f"{request}, given that {clause}", mark))
+    if config.wording == "free":
+        question = free_question(NAME, level, seed, config.template, operands, expr, distractors, "ruled_out",
+                                 config.clause_position)
+    elif config.clause_position == "start":
+        question = f"If {clause}, {request}{mark}"
+    else:
+        question = sentence(f"{request}, given that {clause}", mark)
     hint = (f"The NOT-clause only names values to rule out; they take no part in the calculation. "
             f"Ignore them and evaluate the expression itself: {shape.words}.")
-    metadata = distracted_metadata(config, operands, expr, distractors, PHRASED_PARAMS)
+    metadata = distracted_metadata(config, operands, expr, distractors, WORDED_PARAMS)
     return make_task(NAME, level, seed, params, question=question, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -88,6 +97,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Ignore the values a NOT-clause rules out and compute the expression",
     generate=generate,
-    params=PHRASED_PARAMS,
-    choices=distracted_choices(FORMS, phrased=True),
+    params=WORDED_PARAMS,
+    choices=distracted_choices(FORMS, phrased=True, worded=True),
 ))

@@ -92,6 +92,10 @@ class TrainConfig:
     rephrase_share: float = field(default=0.0, metadata=_help(
         "share of training prompts asked in other words ('add 3 and 4.', 'how much is 3 plus 4?' for 'what is "
         "3 + 4?'; same numbers and answer; evaluation keeps the default wording)"))
+    wording_share: float = field(default=0.0, metadata=_help(
+        "share of training prompts worded freely: the question and its distractor sentence composed from many "
+        "frames ('Priya says the answer is 12, but that is a mistake. What do 3 and 7 add up to?'); same numbers "
+        "and answer; negation_arithmetic, false_claim and plain_arithmetic; evaluation keeps the default wording"))
     warm_start_prompts: int = field(default=0, metadata=_help(
         "rejection-sampling warm start: before GRPO, the policy answers this many training prompts num_generations "
         "times; one epoch of fine-tuning on its correct, self-consistent answers (at most 2 per prompt); 0 = off"))
@@ -116,7 +120,7 @@ class TrainConfig:
                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {_brief(self.lr_schedule)}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
-        for name in ("warmup_ratio", "no_format_share", "rephrase_share"):
+        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         _check(0 <= self.consistency_penalty <= 1,
                f"consistency_penalty must be between 0 and 1, not {self.consistency_penalty}")

@@ -37,7 +37,7 @@ def training_dataset(services: Any, config: TrainConfig, families: list[str],
     """(dataset, observer): the observer receives every judged group (None for the static feed)."""
     from datasets import Dataset
 
-    messages = training_messages(config.no_format_share, config.rephrase_share)
+    messages = training_messages(config.no_format_share, config.rephrase_share, config.wording_share)
     if config.feed == "static":
         rows = [item.to_row() for item in static_items(families, config.static_size, config.seed, messages)]
         return Dataset.from_list(rows), None

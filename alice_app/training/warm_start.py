@@ -160,7 +160,7 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
     from alice_app.training.prompts import training_messages
 
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
-                             training_messages(config.no_format_share, config.rephrase_share))
+                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
 
     def start(model: Any) -> WarmStartReport:
         on_phase("warm-start")

@@ -36,7 +36,7 @@ def test_mutation_is_deterministic_and_reaches_every_declared_axis():
     parent = generate_task("negation_arithmetic", "medium", 4)
     assert mutate(parent, Random(1)) == mutate(parent, Random(1))
     seen = {mutate(parent, Random(s)).metadata["mutation"]["axis"] for s in range(60)}
-    assert seen == {"negation_form", "distractors", "operand_digits", "clause_position", "phrasing"}
+    assert seen == {"negation_form", "distractors", "operand_digits", "clause_position", "phrasing", "wording"}
 
 
 def test_families_without_axes_fall_back_to_new_numbers():

@@ -84,3 +84,10 @@ def test_maps_onto_dpo_and_lora_configs(tmp_path):
     lora = config.lora_config()
     assert (lora.r, lora.lora_alpha, set(lora.target_modules)) == (4, 8, {"q_proj"})
     assert config.use_4bit() is False  # QLoRA only on CUDA
+
+
+def test_wording_share_is_a_share():
+    from alice_app.training.config import TrainConfig
+
+    with pytest.raises(ValueError, match="wording_share must be between 0 and 1"):
+        TrainConfig(wording_share=2.0).validate()

@@ -52,3 +52,17 @@ def test_tasks_without_the_default_wording_are_never_rephrased():
     build = training_messages(rephrase_share=1.0)
     assert build(given) == task_messages(given)
     assert build(fixed) == task_messages(fixed)
+
+
+def test_a_share_of_training_prompts_are_worded_freely_and_the_rest_may_be_rephrased():
+    tasks = [generate_task(family, "medium", seed) for family in ("negation_arithmetic", "false_claim", "plain_arithmetic")
+             for seed in range(200)]
+    build = training_messages(wording_share=0.5)
+    free = [t for t in tasks if build(t) != task_messages(t)]
+    assert 240 <= len(free) <= 360
+    assert all(build(t) == task_messages(generate_task(t.family, t.level, t.seed, wording="free")) for t in free)
+    both = training_messages(rephrase_share=1.0, wording_share=0.5)
+    assert all(both(t) == build(t) for t in free)  # free first; the others are rephrased
+    assert sum(both(t) != task_messages(t) for t in tasks) >= 0.97 * len(tasks)  # a free frame can match the template
+    comparison = generate_task("negated_comparison", "easy", 1)  # no free wording: left as it is
+    assert training_messages(wording_share=1.0)(comparison) == task_messages(comparison)

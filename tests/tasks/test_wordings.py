@@ -1,0 +1,74 @@
+import re
+
+import pytest
+
+from alice_app.numbers import spell
+from alice_app.tasks import generate_task
+from alice_app.tasks._common import ANSWER_FORMAT
+from alice_app.tasks.registry import control_of
+from alice_app.tasks.wordings import compose
+from bench.paraphrases import shared_ngrams
+
+FREE_FAMILIES = ("negation_arithmetic", "false_claim")
+LEVELS = ("easy", "medium", "hard")
+
+
+def question(task) -> str:
+    return task.prompt.split("\n")[0]
+
+
+def free_tasks(families=FREE_FAMILIES, seeds=range(200)):
+    return [(generate_task(f, level, seed), generate_task(f, level, seed, wording="free"))
+            for f in families for level in LEVELS for seed in seeds]
+
+
+def test_a_free_wording_asks_the_same_task_with_the_same_numbers_and_answer():
+    for template, free in free_tasks():
+        assert free.answer == template.answer
+        for key in ("operands", "distractors", "expression"):
+            assert free.metadata[key] == template.metadata[key]
+        assert free.prompt != template.prompt and free.prompt.endswith(ANSWER_FORMAT)
+        text = question(free)
+        assert all(re.search(rf"(?<!\d){d}(?!\d)", text) for d in free.metadata["distractors"]), text
+        assert all(str(n) in text or spell(n) in text for n in free.metadata["operands"]), text
+
+
+def test_the_free_wording_is_deterministic_and_the_default_stays_the_template():
+    for family in (*FREE_FAMILIES, "plain_arithmetic"):
+        assert generate_task(family, "medium", 7, wording="free") == generate_task(family, "medium", 7, wording="free")
+        assert generate_task(family, "medium", 7, wording="template").prompt == generate_task(family, "medium", 7).prompt
+
+
+def test_a_free_tasks_control_twin_asks_its_question_without_the_distraction():
+    for _, free in free_tasks(seeds=range(60)):
+        twin = control_of(free)
+        assert twin.answer == free.answer
+        assert question(twin) in question(free) and len(question(twin)) < len(question(free))
+    plain = generate_task("plain_arithmetic", "easy", 3, wording="free")
+    assert question(plain) == question(control_of(generate_task("negation_arithmetic", "easy", 3, wording="free")))
+
+
+def test_free_wordings_vary_the_question_the_distraction_and_their_order():
+    prompts = [question(free) for _, free in free_tasks()]
+    shapes = {re.sub(r"\d+", "#", p) for p in prompts}
+    assert len(shapes) >= 400  # 1,200 prompts, 48 question frames x 34 distraction sentences
+    starts = [p for (_, free), p in zip(free_tasks(), prompts) if free.metadata["params"]["clause_position"] == "start"]
+    assert starts and len(starts) < len(prompts)
+    assert any(spell(n) in p for p in prompts for n in range(2, 10))  # some operands in words
+    assert any("?" in p.split(".")[0] and not p.startswith(("What", "How")) for p in prompts)
+
+
+def test_the_claimed_and_ruled_out_distractions_read_differently():
+    negated = compose("add", (3, 4), "3 + 4", distractors=(8,), kind="ruled_out", key="k")
+    claimed = compose("add", (3, 4), "3 + 4", distractors=(8,), kind="claimed", key="k")
+    assert negated != claimed and "8" in negated and "8" in claimed
+    assert compose("add", (3, 4), "3 + 4", distractors=(8,), position="end", key="k").startswith(
+        compose("add", (3, 4), "3 + 4", key="k"))
+    with pytest.raises(ValueError, match="kind must be one of ruled_out, claimed"):
+        compose("add", (3, 4), "3 + 4", distractors=(8,), kind="rumour")
+
+
+def test_no_free_wording_shares_a_four_word_run_with_the_held_out_paraphrases():
+    prompts = {question(free) for _, free in free_tasks(seeds=range(400))}
+    assert shared_ngrams(prompts, 4) == set()
+    assert shared_ngrams(["Someone insists the total is 12. They are wrong."], 4)  # the check can see overlap

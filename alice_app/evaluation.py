@@ -19,6 +19,7 @@ from alice_app.episode import new_episode
 from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
 from alice_app.tasks import control_of, has_control
 from alice_app.tasks.registry import family_names, get_family, generate_task
+from alice_app.tasks.wordings import WORDINGS
 from alice_app.types import LEVELS, Task
 
 MAX_N_PER_CELL = 10_000
@@ -31,9 +32,17 @@ def default_families() -> list[str]:
     return [name for name in family_names() if get_family(name).scorer is None]
 
 
-def held_out_tasks(families: Sequence[str], levels: Sequence[str], n_per_cell: int, seed_start: int) -> list[Task]:
-    """The same seeds for every cell, so cells differ only in family and level."""
-    return [generate_task(family, level, seed)
+def worded_families() -> list[str]:
+    """The families that can word a task freely (``wording="free"``, alice_app.tasks.wordings)."""
+    return [name for name in family_names() if "wording" in get_family(name).params]
+
+
+def held_out_tasks(families: Sequence[str], levels: Sequence[str], n_per_cell: int, seed_start: int,
+                   wording: str = "template") -> list[Task]:
+    """The same seeds for every cell, so cells differ only in family and level; ``wording="free"`` asks
+    the same tasks (numbers, distractors, answers) in composed wordings instead of the templates."""
+    params = {} if wording == "template" else {"wording": wording}
+    return [generate_task(family, level, seed, **params)
             for family in families for level in levels
             for seed in range(seed_start, seed_start + n_per_cell)]
 
@@ -48,28 +57,30 @@ def evaluate(
     max_tokens: int = 64,
     verifier=None,
     progress: bool = False,
+    wording: str = "template",
 ) -> dict[str, dict[str, float]]:
     """``{"family": {"level": accuracy}}`` of ``policy``'s greedy first attempts on held-out tasks."""
     return evaluate_report(policy, families, n_per_cell, seed_start, levels=levels, max_tokens=max_tokens,
-                           verifier=verifier, progress=progress, controls=False)["accuracy"]
+                           verifier=verifier, progress=progress, controls=False, wording=wording)["accuracy"]
 
 
 def evaluate_report(policy, families: Sequence[str] | None = None, n_per_cell: int = 20,
                     seed_start: int = HELD_OUT_SEED_START, *, levels: Sequence[str] = LEVELS, max_tokens: int = 64,
-                    verifier=None, progress: bool = False, controls: bool = True) -> dict:
+                    verifier=None, progress: bool = False, controls: bool = True, wording: str = "template") -> dict:
     """Accuracy per cell, and with ``controls`` the control twins' accuracy on the same seeds, the
     distraction penalty (control − family) per cell and its mean, plus the shortcut shares.
 
     Keys: accuracy, control, penalty, mean_penalty (None without twins), shortcuts, and twins
-    (family -> its twin's name, e.g. "false_claim_control").
+    (family -> its twin's name, e.g. "false_claim_control"). ``wording="free"`` words every task freely
+    (only the families in ``worded_families()``; their twins ask the same question without the distractor).
     """
-    families = list(families) if families else default_families()
-    check_eval_args(families, levels, n_per_cell, seed_start)
+    families = list(families) if families else (default_families() if wording == "template" else worded_families())
+    check_eval_args(families, levels, n_per_cell, seed_start, wording)
     if verifier is None:
         from alice_app.verify.stack import VerifierStack
 
         verifier = VerifierStack()
-    tasks = held_out_tasks(families, levels, n_per_cell, seed_start)
+    tasks = held_out_tasks(families, levels, n_per_cell, seed_start, wording)
     twins = [control_of(task) for task in tasks if has_control(task.family)] if controls else []
     unique = list({task.id: task for task in tasks + twins}.values())  # plain_arithmetic twins may repeat
     replies = dict(zip((t.id for t in unique), _generate(policy, unique, max_tokens, progress)))
@@ -161,9 +172,16 @@ def _generate(policy, tasks: list[Task], max_tokens: int, progress: bool, chunk:
     return replies
 
 
-def check_eval_args(families: list[str], levels: Sequence[str], n_per_cell: int, seed_start: int) -> None:
+def check_eval_args(families: list[str], levels: Sequence[str], n_per_cell: int, seed_start: int,
+                    wording: str = "template") -> None:
     for family in families:
         get_family(family)  # raises ValueError naming the known families
+    if wording not in WORDINGS:
+        raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {str(wording)[:80]!r}")
+    unworded = [family for family in families if wording != "template" and family not in worded_families()]
+    if unworded:
+        raise ValueError(f"{', '.join(unworded)} cannot be worded freely; the families that can: "
+                         f"{', '.join(worded_families())}")
     unknown = [level for level in levels if level not in LEVELS]
     if unknown:
         raise ValueError(f"unknown level {unknown[0]!r}; choose from: {', '.join(LEVELS)}")

@@ -58,6 +58,8 @@ def test_default_families_are_ours_not_adapters():
     ({"n_per_cell": 0}, "--n-per-cell"),
     ({"families": ["nope"]}, "unknown task family"),
     ({"levels": ["expert"]}, "unknown level"),
+    ({"wording": "poetic"}, "wording must be one of template, free"),
+    ({"families": ["negated_comparison"], "wording": "free"}, "negated_comparison cannot be worded freely"),
 ])
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -110,3 +112,19 @@ def test_with_twins_stores_twin_rows_and_the_penalty_comes_back_from_them():
     assert table["false_claim_control"] == {"easy": 1.0} and table["false_claim"] == {"easy": 0.0}
     assert table["plain_arithmetic"] == report["control"]["negation_arithmetic"]
     assert penalty_from_table(table) == report["penalty"] and report["penalty"]["false_claim"] == {"easy": 1.0}
+
+
+def test_free_wording_asks_the_same_held_out_tasks_in_other_words_with_their_twins():
+    from alice_app.evaluation import evaluate_report, worded_families
+    from alice_app.tasks import control_of
+
+    assert worded_families() == ["false_claim", "negation_arithmetic", "plain_arithmetic"]
+    template = held_out_tasks(["false_claim"], ["easy", "hard"], 5, HELD_OUT_SEED_START)
+    free = held_out_tasks(["false_claim"], ["easy", "hard"], 5, HELD_OUT_SEED_START, wording="free")
+    assert [t.answer for t in free] == [t.answer for t in template]
+    assert all(f.prompt != t.prompt for f, t in zip(free, template))
+    asked = held_out_tasks(worded_families(), ["easy"], 5, HELD_OUT_SEED_START, wording="free")
+    key = {control_of(t).prompt: control_of(t).answer for t in asked if t.family != "plain_arithmetic"}  # twins only
+    report = evaluate_report(KeyPolicy(key), None, n_per_cell=5, levels=["easy"], wording="free")
+    assert set(report["accuracy"]) == set(worded_families())
+    assert report["penalty"]["false_claim"] == {"easy": 1.0} and report["control"]["negation_arithmetic"] == {"easy": 1.0}

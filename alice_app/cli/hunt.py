@@ -5,6 +5,7 @@
     python -m alice_app eval --n-per-cell 10 --json
     python -m alice_app eval --adapter data/runs/3/adapter
     python -m alice_app eval --prompts my_wordings.jsonl --adapter data/runs/3/adapter
+    python -m alice_app eval --wording free --adapter data/runs/3/adapter
 
 The policy is the configured one (the embedded SmolLM2 unless MODEL_NAME / API_BASE_URL say
 otherwise); loading it takes a few seconds, converting the embedded GGUF once takes ~30 s.
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from alice_app.config import HELD_OUT_SEED_START, Settings
+from alice_app.tasks.wordings import WORDINGS
 
 
 def register(subparsers) -> None:
@@ -41,6 +43,9 @@ def register(subparsers) -> None:
     ev.add_argument("--families", nargs="+", help="default: every ALICE family (not reasoning-gym ones)")
     ev.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START, help="first held-out seed")
     ev.add_argument("--max-tokens", type=int, default=64, help="longest answer per task")
+    ev.add_argument("--wording", choices=WORDINGS, default="template",
+                    help="free: the same held-out tasks in composed wordings instead of the family templates "
+                         "(default families: those that offer it; see docs/tasks.md)")
     ev.add_argument("--prompts", metavar="FILE.jsonl", help="score your own hand-written prompts instead: one JSON "
                     "object a line with prompt and answer (distractors, idea, id optional; see alice_app/prompt_sets.py)")
     ev.set_defaults(func=run_eval_command)
@@ -85,25 +90,27 @@ def run_hunt_command(args) -> int:
 
 
 def run_eval_command(args) -> int:
-    from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy
+    from alice_app.evaluation import (LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy,
+                                      worded_families)
     from alice_app.models.factory import build_policy
 
     if args.prompts:
         return run_prompt_set_command(args)
     settings = Settings.from_env()
-    families = args.families or default_families()
-    check_eval_args(families, LEVELS, args.n_per_cell, args.seed_start)  # before the model loads
+    families = args.families or (default_families() if args.wording == "template" else worded_families())
+    check_eval_args(families, LEVELS, args.n_per_cell, args.seed_start, args.wording)  # before the model loads
     with _model_errors():
         policy = build_policy(settings, adapter=args.adapter)
         report = evaluate_report(policy, families, args.n_per_cell, args.seed_start, max_tokens=args.max_tokens,
-                                 progress=not args.json)
+                                 progress=not args.json, wording=args.wording)
     seeds = [args.seed_start, args.seed_start + args.n_per_cell - 1]
     if args.json:
         print(json.dumps({"model": policy.model_id, "seed_range": seeds, "n_per_cell": args.n_per_cell,
-                          **report}, indent=2))
+                          "wording": args.wording, **report}, indent=2))
         return 0
+    worded = "" if args.wording == "template" else ", in free wordings"
     print(f"\n{policy.model_id}: greedy first attempts, {args.n_per_cell} tasks per cell, "
-          f"held-out seeds {seeds[0]}..{seeds[1]}\n")
+          f"held-out seeds {seeds[0]}..{seeds[1]}{worded}\n")
     if report["mean_penalty"] is not None:
         print(f"distraction penalty (control − family accuracy), mean over cells: {report['mean_penalty']:+.3f}\n")
     print(format_table(eval_rows(report)))

@@ -24,7 +24,8 @@ from bench.learning_report import arm_figures, mean, spread, stats  # noqa: E402
 
 FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy", "negation_medium", "negation_hard",
            "control_worst_change", "banked_solved", "variants_after", "paraphrase_correct_after",
-           "paraphrase_trained_after", "paraphrase_echo_after", "prompt_number_after",
+           "paraphrase_trained_after", "paraphrase_echo_after", "prompt_number_after", "free_accuracy_before",
+           "free_accuracy_after", "free_penalty_after",
            "self_contradiction_after", "uniform", "step_minutes", "warm_start_minutes")
 
 

@@ -18,7 +18,7 @@ from alice_app.config import HELD_OUT_SEED_START, Settings
 from alice_app.training.callbacks import as_trainer_callback, run_recorder
 from alice_app.training.config import TrainConfig
 from alice_app.training.evaluate import eval_policy
-from alice_app.evaluation import evaluate_report
+from alice_app.evaluation import evaluate_report, worded_families
 from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.training.rewards import make_reward_function
 from alice_app.training.runner import RunRequest, build_trainer, load_training_model
@@ -112,14 +112,18 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
 
 def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, families: list[str],
             hunt_episodes: int, seed: int, paraphrases: int | None = None) -> dict[str, Any]:
-    """The held-out report, the paraphrase set (``paraphrases`` prompts spread over it; None = all) and a
-    hunt, all greedy, with the current weights."""
+    """The held-out report, the same held-out tasks in free wordings (the families that offer them), the
+    paraphrase set (``paraphrases`` prompts spread over it; None = all) and a hunt, all greedy, with the
+    current weights."""
     from bench.paraphrases import load_paraphrases, run_paraphrases
 
     with eval_policy(model, tokenizer, services.settings, batch_size=HUNT_SLOTS) as policy:
         started = time.perf_counter()
         report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
         _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
+        worded = [family for family in families if family in worded_families()]
+        free = evaluate_report(policy, worded, config.eval_n_per_cell, max_tokens=config.eval_max_tokens,
+                               wording="free") if worded else None
         rows = spread_subset(load_paraphrases(), paraphrases)
         paraphrase_score = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32, rows=rows)
         _log(f"{config.feed}: paraphrases in {time.perf_counter() - started:.0f} s")
@@ -127,7 +131,8 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
         _log(f"{config.feed}: {hunt_episodes} hunt episodes in {time.perf_counter() - started:.0f} s")
     episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
                  "failure_id": r.failure_id} for r in played]
-    return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)}}
+    return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)},
+            "free_wording": free}
 
 
 VARIANTS_PER_FAILURE = 3  # as many solved variants as the bank asks before it marks a failure repaired

@@ -63,6 +63,10 @@ def arm_figures(arm: dict) -> dict:
         figures[f"turn1_{when}"] = measured["hunt"]["turn1"]
         figures[f"variants_{when}"] = measured.get("variants", {}).get("all_solved")  # runs before it: n/a
         figures[f"by_turn5_{when}"] = measured["hunt"]["by_turn5"]
+        free = measured.get("free_wording") or {}  # runs before it, or no family that offers free wordings: n/a
+        deceptive = [row for family, row in free.get("accuracy", {}).items() if family in free.get("penalty", {})]
+        figures[f"free_accuracy_{when}"] = mean(a for row in deceptive for a in row.values()) if deceptive else None
+        figures[f"free_penalty_{when}"] = headline_penalty(free["penalty"]) if free.get("penalty") else None
     return figures
 
 

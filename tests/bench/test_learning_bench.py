@@ -235,3 +235,14 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
     assert summary["overhead"]["ratio"] > 0
     assert len(list(tmp_path.glob("learning_*.png"))) == 5
     assert "| target | wanted | measured | met |" in (tmp_path / "learning_table.md").read_text()
+
+
+def test_free_wording_figures_come_from_the_free_report_and_are_missing_in_older_runs():
+    arm = _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5)
+    assert report.arm_figures(arm)["free_accuracy_after"] is None  # raw runs from before the measure
+    free = _measured(0.25, 0.75)
+    arm["after"]["free_wording"] = {key: free[key] for key in ("accuracy", "control", "penalty")}
+    figures = report.arm_figures(arm)
+    assert figures["free_accuracy_after"] == 0.25  # the deceptive families' cells, not plain_arithmetic's
+    assert figures["free_penalty_after"] == pytest.approx(0.5)
+    assert figures["free_accuracy_before"] is None

@@ -16,8 +16,9 @@ from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.curriculum import discrimination, record_outcome, rolling_accuracy
 from alice_app.episode import Episode, advance, new_episode
 from alice_app.failure_modes import label_failure
-from alice_app.tasks.registry import family_names, generate_task
+from alice_app.tasks.registry import family_names, generate_task, get_family
 from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
+from alice_app.tasks.wordings import WORDINGS
 from alice_app.types import LEVELS, MAX_SAMPLES, Task, check_seed
 from alice_app.verify.tier3 import unreliable
 
@@ -71,11 +72,13 @@ class AliceEnvironment:
 
     # -- public API ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, *, family: str | None = None, level: str | None = None,
-              mode: str = "auto", task: Task | Mapping | None = None) -> Observation:
+              mode: str = "auto", task: Task | Mapping | None = None, wording: str = "template") -> Observation:
         """Start an episode. ``task`` plays that task; otherwise ``mode`` picks one: hunt (from the
         family's curriculum level), repair (a variant of a banked failure) or auto (the config's
         repair_mix). With a fixed ``family`` in hunt mode, ``seed`` is the task's seed, so
-        ``reset(seed=7, family=F, level=L)`` plays task ``F/L/7``; otherwise it seeds the choice."""
+        ``reset(seed=7, family=F, level=L)`` plays task ``F/L/7``; otherwise it seeds the choice.
+        ``wording="free"`` asks a hunt task in a composed wording (alice_app.tasks.wordings) when its family
+        offers one: a named family that does not is refused; a family the curriculum picks keeps its template."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if seed is not None:
@@ -84,8 +87,9 @@ class AliceEnvironment:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
         if family is not None and family not in self._families:
             raise ValueError(f"unknown task family {family!r}; choose one of: {', '.join(self._families)}")
+        _check_wording(wording, family)
         rng = Random(seed) if seed is not None else self._rng
-        picked_task, picked_mode = self._pick(rng, seed, family, level, mode, task)
+        picked_task, picked_mode = self._pick(rng, seed, family, level, mode, task, wording)
         check_seed(picked_task.seed)  # a hand-made task's seed must fit the bank, checked before any write
         self._episode = new_episode(picked_task)
         self._episode_id = uuid.uuid4().hex
@@ -129,35 +133,38 @@ class AliceEnvironment:
         return self._episode
 
     # -- choosing the task -----------------------------------------------------------------
-    def _pick(self, rng: Random, seed, family, level, mode, task) -> tuple[Task, str]:
+    def _pick(self, rng: Random, seed, family, level, mode, task, wording) -> tuple[Task, str]:
         if task is not None:
             task = _as_task(task)
             return task, "repair" if REPAIR_KEY in task.metadata else "manual"
         if mode == "auto":
             wants_repair = rng.random() < self._curriculum.load_config().repair_mix
             repair = self._repair_task(rng, family) if wants_repair else None
-            return (repair, "repair") if repair else (self._hunt_task(rng, seed, family, level), "hunt")
+            return (repair, "repair") if repair else (self._hunt_task(rng, seed, family, level, wording), "hunt")
         if mode == "repair":
             repair = self._repair_task(rng, family)
             if repair is None:
                 where = f" for {family}" if family else ""
                 raise ValueError(f"the failure bank has no failures{where} to repair yet; play hunt episodes first")
             return repair, "repair"
-        return self._hunt_task(rng, seed, family, level), "hunt"
+        return self._hunt_task(rng, seed, family, level, wording), "hunt"
 
-    def _hunt_task(self, rng: Random, seed: int | None, family: str | None, level: str | None) -> Task:
+    def _hunt_task(self, rng: Random, seed: int | None, family: str | None, level: str | None,
+                   wording: str = "template") -> Task:
         config = self._curriculum.load_config()
         states = self._curriculum.load([family] if family else self._families)
-        if family is None:
+        named = family is not None
+        if not named:
             family = _weighted_choice(rng, list(states), [_family_weight(s) for s in states.values()])
-        elif seed is not None:
-            return generate_task(family, level or _current_level(states[family]), seed)
+        params = {"wording": wording} if wording != "template" and _offers_wording(family) else {}
+        if named and seed is not None:  # seed is the task's seed
+            return generate_task(family, level or _current_level(states[family]), seed, **params)
         level = level or _current_level(states[family])
         known = self._curriculum.zone_tasks(family, level, config.zone)
         known_seeds = [s for s in map(seed_from_task_id, known) if s is not None]
         if known_seeds and rng.random() < ZONE_SHARE:
-            return generate_task(family, level, rng.choice(known_seeds))
-        return generate_task(family, level, rng.randrange(TRAIN_SEED_LIMIT))
+            return generate_task(family, level, rng.choice(known_seeds), **params)
+        return generate_task(family, level, rng.randrange(TRAIN_SEED_LIMIT), **params)
 
     def _repair_task(self, rng: Random, family: str | None) -> Task | None:
         candidates = self._bank.repair_candidates(family=family)
@@ -232,6 +239,18 @@ class AliceEnvironment:
             feedback="" if verdict is None else verdict.feedback,
             hint=task.hint if revealed else None, messages=episode.messages(), info=info,
         )
+
+
+def _offers_wording(family: str) -> bool:
+    return "wording" in get_family(family).params
+
+
+def _check_wording(wording: Any, family: str | None) -> None:
+    if wording not in WORDINGS:
+        raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {str(wording)[:80]!r}")
+    if wording != "template" and family is not None and not _offers_wording(family):
+        offered = ", ".join(name for name in family_names() if _offers_wording(name))
+        raise ValueError(f"{family} has no free wording; the families that have one: {offered}")
 
 
 def _check_action(action: Any) -> None:

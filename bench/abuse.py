@@ -3,15 +3,18 @@ client playing episodes at the same time.
 
     python bench/abuse.py [--seconds 20] [--max-rounds 200]
 
-The server runs as a public Space would be configured: ``ALICE_API_TOKEN`` set,
-``ALICE_WRITES_PER_MINUTE=120``, ``ALICE_MAX_SESSIONS=8``, ``ALICE_SESSION_IDLE_S=5``, and
-``ALICE_BEHIND_PROXY=1`` so that the bench can play distinct clients by the X-Forwarded-For
-header a proxy would set. The attacker replays the probes of issue 14 round after round
-(bounded: ``--seconds`` and ``--max-rounds``): writes without the token, LaTeX bombs, a /reset flood, episode takeover and /state
-peeking, HTTP /mcp session creation, binary and surrogate input, a 1 MB body, idle sessions.
+The server runs as a public Space would be configured: ``ALICE_API_TOKEN`` and
+``ALICE_ADMIN_PASSWORD`` set, ``ALICE_WRITES_PER_MINUTE=120``, ``ALICE_MAX_SESSIONS=8``,
+``ALICE_SESSION_IDLE_S=5``, and ``ALICE_BEHIND_PROXY=1`` so that the bench can play distinct
+clients by the X-Forwarded-For header a proxy would set. The attacker replays the probes of issue
+14 round after round (bounded: ``--seconds`` and ``--max-rounds``): writes without the token, LaTeX
+bombs, a /reset flood, episode takeover and /state peeking, HTTP /mcp session creation, binary and
+surrogate input, a 1 MB body, idle sessions; and those of the workbench at /web: a 2 MB body to
+its queue, an upload, guarded writes (tags, deletion, curriculum, training) without the admin
+password, a burst of ten calls of one event, and a flood of new episodes (writes) from one client.
 Prints the figures the issue asks for: requests tried, requests over 2 s, writes without
 authorisation, and the p99 of the innocent client's steps while the attacker runs (targets: 0, 0,
-0, < 200 ms), plus how long the server takes to exit on SIGTERM.
+0, < 200 ms), plus the workbench's figures and how long the server takes to exit on SIGTERM.
 """
 from __future__ import annotations
 
@@ -35,6 +38,16 @@ sys.path.insert(0, str(ROOT))
 from bench.server import start_server  # noqa: E402
 
 TOKEN = "bench-token"
+ADMIN_PASSWORD = "bench-admin"
+WORKBENCH_API = "/web/gradio_api"
+CHOSEN = "family and level chosen above"
+ANY = "(all)"
+# Workbench writes that need the admin password, with inputs that would change shared data.
+GUARDED_UI_WRITES = {
+    "add_tags": ["1-50", "pwned", "", "guess"], "delete_failures": ["1-50", "", True, "guess"],
+    "save_curriculum": ["1", "0.1", "0.05", "1", "0.1", "0.9", "1", "guess"], "reset_curriculum": [True, "guess"],
+    "delete_challenger_template": ["t1", "guess"],
+}
 SLOW_S = 2.0
 WARM_UP_S = 10.0
 BOMBS = ["$100000000!$", "$10^{8}!$", "$9^{64}!$", "$\\Gamma(10^{8})$", "$\\binom{10^{9}}{5*10^{8}}$",
@@ -49,6 +62,8 @@ class Tally:
         self.slow: list[str] = []
         self.labelled: list[tuple[float, str]] = []
         self.unauthorised_writes = 0
+        self.workbench: dict[str, int] = {"oversize_accepted": 0, "uploads_accepted": 0, "burst_accepted": 0,
+                                          "bursts": 0, "writes_accepted": 0, "writes_tried": 0}
         self.lock = threading.Lock()
 
     def timed(self, call, *, unauthorised_write_if=None, label: str = ""):
@@ -68,7 +83,7 @@ class Tally:
 
 
 SERVER_ENV = {"ALICE_API_TOKEN": TOKEN, "ALICE_WRITES_PER_MINUTE": "120", "ALICE_SESSION_IDLE_S": "5",
-              "ALICE_BEHIND_PROXY": "1"}  # a public Space's settings, tightened so the probes reach the limits
+              "ALICE_BEHIND_PROXY": "1", "ALICE_ADMIN_PASSWORD": ADMIN_PASSWORD}  # a public Space's settings, tightened so the probes reach the limits
 
 
 def headers(client: str, token: bool = True) -> dict:
@@ -149,6 +164,61 @@ def attack_round(http: httpx.Client, url: str, victim: str, tally: Tally) -> Non
     tally.timed(lambda: http.post("/step", json={"action": {"response": "7" * 1_000_000}, "episode_id": "x"},
                                   headers=mallory), label="1 MB /step")
     asyncio.run(websocket_probes(url, tally))
+    workbench_probes(http, tally)
+
+
+class Workbench:
+    """The workbench's queue as gradio_client reaches it: join an event, read its result."""
+
+    def __init__(self, http: httpx.Client):
+        self.http = http
+        config = http.get("/web/config").json()
+        self.fns = {dep["api_name"]: dep["id"] for dep in config["dependencies"] if dep.get("api_name")}
+        self.sessions = 0
+
+    def join(self, api_name: str, data: list, client: str, session: str | None = None) -> httpx.Response:
+        self.sessions += 1
+        body = {"data": data, "fn_index": self.fns[api_name], "session_hash": session or f"bench{self.sessions}"}
+        return self.http.post(WORKBENCH_API + "/queue/join", json=body, headers={"x-forwarded-for": client})
+
+    def call(self, api_name: str, data: list, client: str) -> list | None:
+        """The event's outputs, or None when the queue refused it."""
+        session = f"bench-call{self.sessions}"
+        if self.join(api_name, data, client, session).status_code != 200:
+            return None
+        with self.http.stream("GET", WORKBENCH_API + "/queue/data", params={"session_hash": session}) as stream:
+            for line in stream.iter_lines():
+                message = json.loads(line[5:]) if line.startswith("data:") else {}
+                if message.get("msg") == "process_completed":
+                    return (message.get("output") or {}).get("data")
+        return None
+
+
+def workbench_probes(http: httpx.Client, tally: Tally) -> None:
+    """The workbench at /web: oversized input, an upload, guarded writes without the password, a
+    burst of one event and a flood of episode writes, from one client."""
+    bench, eve = Workbench(http), "10.6.6.10"
+    big = {"data": [None, "7" * 2_000_000], "fn_index": bench.fns["answer"], "session_hash": "big"}
+    reply = tally.timed(lambda: http.post(WORKBENCH_API + "/queue/join", json=big, headers={"x-forwarded-for": eve}),
+                        label="2 MB workbench body")
+    tally.workbench["oversize_accepted"] += isinstance(reply, httpx.Response) and reply.status_code < 300
+    reply = tally.timed(lambda: http.post(WORKBENCH_API + "/upload", files={"files": ("x.bin", b"x" * 1_000_000)}),
+                        label="workbench upload")
+    tally.workbench["uploads_accepted"] += isinstance(reply, httpx.Response) and reply.status_code < 300
+    for api_name, data in GUARDED_UI_WRITES.items():  # without the password: each must be refused
+        tally.timed(lambda: bench.call(api_name, data, eve), label=f"workbench {api_name}",
+                    unauthorised_write_if=lambda out: isinstance(out, list) and bool(out)
+                    and not str(out[0]).startswith("⚠"))
+    search = [ANY, ANY, ANY, "", ANY, "", "", "", ANY]
+    burst = [tally.timed(lambda: bench.join("export_jsonl", search, eve), label="workbench export burst")
+             for _ in range(10)]
+    tally.workbench["burst_accepted"] += sum(isinstance(r, httpx.Response) and r.status_code == 200 for r in burst)
+    tally.workbench["bursts"] += 1
+    for _ in range(30):  # new episodes: writes, within the client's write budget only
+        reply = tally.timed(lambda: bench.join("new_episode", [None, "negation_arithmetic", "easy", "7", CHOSEN], eve),
+                            label="workbench new_episode flood")
+        tally.workbench["writes_tried"] += 1
+        tally.workbench["writes_accepted"] += isinstance(reply, httpx.Response) and reply.status_code == 200
 
 
 async def websocket_probes(url: str, tally: Tally) -> None:
@@ -231,6 +301,13 @@ def main() -> None:
         "innocent_step_p99_ms_during_attack": round(1000 * p99(during), 1),
         "innocent_step_p99_ms_overall": round(1000 * p99([took for _, took in latencies]), 1),
         "innocent_errors": played["errors"][:5],
+        "workbench_oversized_bodies_accepted": tally.workbench["oversize_accepted"],
+        "workbench_uploads_accepted": tally.workbench["uploads_accepted"],
+        # at most 2 of one event wait or run at once; one that finished during the burst frees its place
+        "workbench_burst_of_10_accepted_per_burst": round(tally.workbench["burst_accepted"]
+                                                          / max(1, tally.workbench["bursts"]), 1),
+        "workbench_writes_accepted_of_tried": f"{tally.workbench['writes_accepted']} of "
+                                              f"{tally.workbench['writes_tried']} (budget: 120 + 120 a minute)",
         "sigterm_exit_s": round(sigterm_s, 2),
     }, indent=2))
 

@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 from alice_app.config import Settings
 from alice_app.server.environment import AliceServerEnvironment
 from alice_app.server.episodes import EpisodeRegistry, RequestError
-from alice_app.server.guard import ClientGuard
+from alice_app.server.guard import MAX_UPLOAD_BYTES, ClientGuard, WriteBudget
 from alice_app.server.models import AliceAction, AliceObservation, AliceState
 from alice_app.store.db import StoreError, storage_problem
 from alice_app.verify import latex
@@ -63,10 +63,14 @@ def create_app(services: Any = None, *, settings: Optional[Settings] = None, mou
     _replace_health(app, services)
     _add_error_handlers(app)
     app.add_middleware(QuietWebSocketClose)
-    app.add_middleware(ClientGuard, api_token=settings.api_token, writes_per_minute=settings.writes_per_minute,
-                       behind_proxy=settings.behind_proxy)
+    budget = WriteBudget(settings.writes_per_minute)  # one per client for the API and the workbench together
+    app.add_middleware(ClientGuard, api_token=settings.api_token, behind_proxy=settings.behind_proxy, budget=budget)
     if mount_ui:
-        _mount_gradio(app, services)
+        _mount_gradio(app, services, budget)
+        if (settings.api_token or settings.behind_proxy) and not settings.admin_password:
+            log.warning("the workbench at %s is public (ALICE_API_TOKEN or ALICE_BEHIND_PROXY is set) but "
+                        "ALICE_ADMIN_PASSWORD is not: every visitor may tag and delete failures, change the "
+                        "curriculum and start training", UI_PATH)
     app.add_api_route("/", _redirect_to(UI_PATH + "/" if mount_ui else "/docs"), include_in_schema=False)
     threading.Thread(target=_warm_up, name="alice-warm-up", daemon=True).start()
     return app
@@ -215,14 +219,18 @@ def _add_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"detail": trim_errors(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
 
-def _mount_gradio(app: FastAPI, services: Any) -> None:
-    """Serve the Gradio workbench at /web from this same process, styled as ``python app.py`` does."""
+def _mount_gradio(app: FastAPI, services: Any, budget: WriteBudget) -> None:
+    """Serve the Gradio workbench at /web from this same process, styled as ``python app.py`` does,
+    behind the queue limits of ``workbench_guard`` and with no uploads (it has no upload box)."""
     import gradio as gr
 
+    from alice_app.server.workbench_guard import limit_queue
     from alice_app.ui import build_app
     from alice_app.ui.workbench import CSS
 
-    gr.mount_gradio_app(app, build_app(services), path=UI_PATH, theme=gr.themes.Soft(), css=CSS)
+    demo = build_app(services)
+    limit_queue(demo, budget, services.settings.behind_proxy)
+    gr.mount_gradio_app(app, demo, path=UI_PATH, theme=gr.themes.Soft(), css=CSS, max_file_size=MAX_UPLOAD_BYTES)
 
 
 def __getattr__(name: str) -> Any:

@@ -5,14 +5,18 @@
 - a write budget per client (``ALICE_WRITES_PER_MINUTE``): an HTTP /reset or /step over it gets
   429 with a Retry-After; a WebSocket message over it waits for the budget instead (the session
   is slowed, never dropped);
-- a request body over MAX_BODY_BYTES is refused (413) before it is read;
+- a request body over MAX_BODY_BYTES is refused (413) before it is read; on every other path (the
+  workbench at /web) the bound is MAX_UI_BODY_BYTES (a 200 MB answer sent to the workbench cost
+  the server 700 MB of memory);
 - a binary WebSocket frame reaches OpenEnv as text, so it gets an error message back instead of
   closing the session; a client refused for lack of session slots reads CAPACITY_REACHED before
   the socket closes;
 - the client's identity (``client_key``) for the episode registry: the peer address, or the
   address the proxy saw when ``ALICE_BEHIND_PROXY`` is set.
 
-The web UI (/web), /health and / are not guarded: the UI has its own admin password.
+The web UI (/web), /health and / need no token: the UI has its own admin password. Its queue has
+limits of its own (``workbench_guard``: events waiting per client, the same write budget), and
+it takes no uploads (MAX_UPLOAD_BYTES). The limits of a public deployment are the constants below.
 """
 from __future__ import annotations
 
@@ -33,6 +37,18 @@ REFUSAL_LINGER_S = 2.0
 # The largest request body read: an answer of MAX_RESPONSE_CHARS characters, each escaped in JSON
 # as "\\uXXXX" (6 bytes) at worst, plus room for the rest of the request.
 MAX_BODY_BYTES = 6 * MAX_RESPONSE_CHARS + 8 * 1024
+# The workbench's largest input is a failure's notes (20,000 characters: 240 KB escaped in JSON
+# at worst) or a 64 KB answer; 1 MiB leaves room for every box of a form besides.
+MAX_UI_BODY_BYTES = 1024 * 1024
+# The workbench has no upload box; Gradio's /upload would otherwise store any file, of any size
+# (500 MB in 1.1 s), until the disk is full.
+MAX_UPLOAD_BYTES = 0
+# The workbench's queue (workbench_guard): events one client may have waiting or running, in all
+# and of any one event (one running and one waiting: a second click while the first is served),
+# and events waiting in all (Gradio's max_size).
+MAX_PENDING_PER_CLIENT = 16
+MAX_PENDING_PER_EVENT = 2
+MAX_QUEUED_EVENTS = 256
 
 current_client: ContextVar[str | None] = ContextVar("alice_client", default=None)
 
@@ -88,10 +104,11 @@ def _token_of(scope: dict) -> str | None:
 class ClientGuard:
     """The ASGI middleware described in the module docstring."""
 
-    def __init__(self, app, *, api_token: str | None = None, writes_per_minute: int = 0, behind_proxy: bool = False):
+    def __init__(self, app, *, api_token: str | None = None, writes_per_minute: int = 0, behind_proxy: bool = False,
+                 budget: WriteBudget | None = None):
         self.app = app
         self.api_token = api_token or None
-        self.budget = WriteBudget(writes_per_minute)
+        self.budget = budget or WriteBudget(writes_per_minute)  # shared with the workbench's queue when given
         self.behind_proxy = behind_proxy
 
     async def __call__(self, scope, receive, send) -> None:
@@ -112,12 +129,15 @@ class ClientGuard:
         if guarded and _declared_length(scope) > MAX_BODY_BYTES:
             return await _refuse(scope, receive, send, 413, f"request body over {MAX_BODY_BYTES:,} bytes; an "
                                  f"answer is at most {MAX_RESPONSE_CHARS:,} characters")
+        if not guarded and _declared_length(scope) > MAX_UI_BODY_BYTES:
+            return await _refuse(scope, receive, send, 413, f"request body over {MAX_UI_BODY_BYTES:,} bytes; "
+                                 "no box of the workbench takes that much text")
         if scope.get("method") == "POST" and path in WRITE_PATHS:
             wait = self.budget.take(key)
             if wait:
                 return await _refuse(scope, receive, send, 429, f"write budget spent ({self.budget.per_minute} "
                                      f"resets and steps a minute); retry in {wait:.1f} s", retry_after=wait)
-        return await self.app(scope, _bounded_body(receive) if guarded else receive, send)
+        return await self.app(scope, _bounded_body(receive, MAX_BODY_BYTES if guarded else MAX_UI_BODY_BYTES), send)
 
     def _websocket_receive(self, receive, key: str):
         async def guarded_receive():
@@ -148,9 +168,9 @@ def _declared_length(scope: dict) -> int:
     return 0
 
 
-def _bounded_body(receive):
-    """A body sent without a length (chunked) is cut off at MAX_BODY_BYTES: the app then sees a
-    truncated JSON document and answers 422 instead of reading on."""
+def _bounded_body(receive, limit: int):
+    """A body sent without a length (chunked) is cut off at ``limit`` bytes: the app then sees a
+    truncated document and answers 4xx instead of reading on."""
     seen = 0
 
     async def bounded_receive():
@@ -158,7 +178,7 @@ def _bounded_body(receive):
         message = await receive()
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
-            if seen > MAX_BODY_BYTES:
+            if seen > limit:
                 return {"type": "http.request", "body": b"", "more_body": False}
         return message
 

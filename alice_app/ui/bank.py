@@ -39,7 +39,7 @@ def query_filters(family, level, mode, tag, repaired, since, until, search, sour
     """The filter form as FailureBank.query keyword arguments; bad input raises ValueError."""
     return {
         "family": inputs.filter_value(family), "level": inputs.filter_value(level), "mode": inputs.filter_value(mode),
-        "tag": inputs.filter_value((tag or "").strip().lower()), "repaired": inputs.parse_repaired(repaired),
+        "tag": inputs.parse_tag_filter(tag), "repaired": inputs.parse_repaired(repaired),
         "since": inputs.parse_date(since), "until": inputs.parse_date(until),
         "search": inputs.parse_search(search), "source": source_filter(source, list(known_sources)),
     }

@@ -19,6 +19,10 @@ from alice_app.ui import inputs
 
 CHOSEN = "family and level chosen above"
 SOURCES = (CHOSEN, "next from curriculum: hunt", "next from curriculum: repair")
+TEMPLATE = "the family's template"
+# The Wording radio's labels -> env.reset's wording (alice_app.tasks.wordings).
+WORDING_CHOICES = {TEMPLATE: "template", "free (composed from many frames)": "free"}
+WORDING_INFO = "free: the same task worded from many frames (negation_arithmetic, false_claim, plain_arithmetic)"
 MODEL_MAX_TOKENS = 96
 SAMPLES_LABEL = "Confidence samples k (tier 3; 1 = off)"
 SAMPLE_CHOICES = (1, 4, 8)
@@ -58,15 +62,17 @@ def example_labels(examples: list[list[str]]) -> list[str]:
     return [f"{family} · {level} · seed {seed}" for family, level, seed in examples]
 
 
-def reset_options(family: str | None, level: str | None, seed: Any, source: str) -> dict[str, Any]:
+def reset_options(family: str | None, level: str | None, seed: Any, source: str,
+                  wording: str = TEMPLATE) -> dict[str, Any]:
     """Map the form onto ``env.reset`` keyword arguments (pure, unit-tested)."""
     seed = inputs.parse_seed(seed)
+    wording = WORDING_CHOICES.get(wording, wording)  # the radio's label, or an API client's value
     if source == CHOSEN:
         if not family or level not in LEVELS:
             raise ValueError("Pick a family and a level, or choose 'next from curriculum'.")
-        return {"seed": seed, "family": family, "level": level, "mode": "hunt"}
+        return {"seed": seed, "family": family, "level": level, "mode": "hunt", "wording": wording}
     mode = source.rsplit(" ", 1)[-1]
-    return {"seed": seed, "mode": mode}
+    return {"seed": seed, "mode": mode, "wording": wording}
 
 
 def outputs(session: EpisodeSession | None, status: str = "", box: Any = None) -> tuple:
@@ -82,9 +88,9 @@ def outputs(session: EpisodeSession | None, status: str = "", box: Any = None) -
     return session, card, messages, status, state, gr.skip() if box is None else box
 
 
-def new_episode(services, session, family, level, seed, source):
+def new_episode(services, session, family, level, seed, source, wording=None):
     try:
-        options = reset_options(family, level, seed, source)
+        options = reset_options(family, level, seed, source, wording or TEMPLATE)
         session = session or EpisodeSession(env=services.new_environment(source=SOURCE_LABEL))
         session.observation = session.env.reset(**options)
     except (ValueError, LookupError) as exc:
@@ -233,6 +239,8 @@ def build(services) -> None:
                 level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
                 seed = gr.Textbox(label="Seed (blank = random)", placeholder="e.g. 7")
             source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
+            wording = gr.Radio(list(WORDING_CHOICES), value=TEMPLATE, label="Wording", info=WORDING_INFO,
+                               elem_id="episode-wording")
             start = gr.Button("New episode", variant="primary")
         with gr.Column(scale=2):
             gr.Examples(EXAMPLES, [family, level, seed], label="Example tasks (click one, then New episode)",
@@ -257,7 +265,8 @@ def build(services) -> None:
     with gr.Accordion("Raw episode state (JSON)", open=False):
         raw = gr.JSON(label="env.state")
     shown = [session, task, conversation, status, raw, text]
-    start.click(partial(new_episode, services), [session, family, level, seed, source], shown, api_name="new_episode")
+    start.click(partial(new_episode, services), [session, family, level, seed, source, wording], shown,
+                api_name="new_episode")
     # One event for Enter and Submit, ignored while pending: Enter-then-Submit plays one answer, not two.
     gr.on([submit.click, text.submit], partial(answer, services), [session, text], shown, api_name="answer",
           trigger_mode="once")

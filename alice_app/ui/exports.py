@@ -1,5 +1,5 @@
 """Downloads of the Failure bank tab: the bank as JSONL (under the current filter) and as DPO
-pairs; each file lands in a private folder under the temp dir's ``alice-exports``."""
+pairs; each file lands in a private folder under ``alice-exports`` in Gradio's file cache."""
 from __future__ import annotations
 
 import json
@@ -8,24 +8,38 @@ import tempfile
 import time
 from pathlib import Path
 
+from gradio.utils import get_upload_folder
+
 from alice_app.services import export_dpo_pairs
 
 EXPORTS_KEPT_SECONDS = 24 * 3600
+# Downloads kept at once, the newest: a JSONL export of a 100k-row bank is 145 MB, and a visitor
+# may export as often as the queue lets them (ten exports filled 1.8 GB of /tmp in 49 s).
+EXPORTS_KEPT = 8
 
 
 def export_path(filename: str) -> Path:
-    """A fresh file for one download, in a private folder under the temp dir's ``alice-exports``;
-    exports older than a day are removed on the way, so downloads do not pile up in /tmp."""
-    root = Path(tempfile.gettempdir()) / "alice-exports"
-    root.mkdir(exist_ok=True)
-    cutoff = time.time() - EXPORTS_KEPT_SECONDS
-    for old in root.iterdir():
+    """A fresh file for one download, in a private folder under ``alice-exports`` in Gradio's file
+    cache (a file already there is served as it is, not copied into the cache a second time).
+    Only the newest EXPORTS_KEPT downloads, none older than a day, are kept, so downloads cannot
+    fill the disk."""
+    root = Path(get_upload_folder()) / "alice-exports"
+    root.mkdir(parents=True, exist_ok=True)
+    _prune(root, keep=EXPORTS_KEPT - 1)
+    return Path(tempfile.mkdtemp(dir=root)) / filename
+
+
+def _prune(root: Path, keep: int) -> None:
+    cutoff, folders = time.time() - EXPORTS_KEPT_SECONDS, []
+    for folder in root.iterdir():
         try:
-            if old.stat().st_mtime < cutoff:
-                shutil.rmtree(old, ignore_errors=True)
+            folders.append((folder.stat().st_mtime, folder))
         except OSError:
             continue  # another session removed it first
-    return Path(tempfile.mkdtemp(dir=root)) / filename
+    folders.sort(reverse=True)
+    for rank, (mtime, folder) in enumerate(folders):
+        if rank >= keep or mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def export_jsonl(services, filters: dict):

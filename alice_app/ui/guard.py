@@ -24,8 +24,16 @@ def bind(fn: Callable, *bound: Any, **bound_kw: Any) -> Callable:
     return call
 
 
-def client_key(request: Any) -> str:
-    """Who is asking, for the password rate limit: the client's address when Gradio gives one."""
+def client_key(request: Any, behind_proxy: bool = False) -> str:
+    """Who is asking, for the password rate limit: the client's address when Gradio gives one, or
+    behind a proxy (``ALICE_BEHIND_PROXY``) the last X-Forwarded-For entry, the address the proxy
+    saw, as the server's guard reads it. (The peer address is then the proxy's, shared by every
+    visitor, or, with uvicorn's ``--forwarded-allow-ips '*'``, the first entry, which the client
+    writes itself.)"""
+    if behind_proxy:
+        forwarded = (getattr(request, "headers", None) or {}).get("x-forwarded-for") or ""
+        if forwarded.split(",")[-1].strip():
+            return forwarded.split(",")[-1].strip()
     client = getattr(request, "client", None)
     return str(getattr(client, "host", None) or "unknown")
 
@@ -33,7 +41,7 @@ def client_key(request: Any) -> str:
 def refusal(services: Any, password: str | None, request: Any) -> str | None:
     """None when the write may go ahead, else the "⚠ ..." message saying why not."""
     try:
-        services.admin.check(password, client_key(request))
+        services.admin.check(password, client_key(request, services.settings.behind_proxy))
     except PermissionError as exc:
         return f"⚠ {exc}"
     return None

@@ -139,6 +139,14 @@ def parse_search(text: Any) -> str | None:
     return text or None
 
 
+def parse_tag_filter(text: Any) -> str | None:
+    """The Tag filter box: one tag (at most MAX_TAG characters, as ``parse_tags`` allows), lowercased; blank → None."""
+    tag = str(text or "").strip().lower()
+    if len(tag) > MAX_TAG:
+        raise ValueError(f"Tag filter: a tag is at most {MAX_TAG} characters (got {len(tag):,}).")
+    return filter_value(tag)
+
+
 def parse_tags(text: str | None) -> list[str]:
     tags = [t.strip().lower() for t in str(text or "").split(",")]
     bad = [t for t in tags if t and not re.fullmatch(r"[\w.:\-]+", t)]

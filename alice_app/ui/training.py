@@ -37,12 +37,22 @@ def form_value(name: str, default, choices, value):
 
 def config_from_form(settings, mode, feed, model, steps, families, *setting_values):
     """A validated TrainConfig from the form; every bad box is named in the message (ValueError)."""
-    values = {"mode": mode, "feed": feed, "model": svc.check_training_model(settings, model),
+    values = {"mode": mode, "feed": feed, "model": checked_model(settings, model),
               "steps": inputs.parse_number(STEPS_LABEL, steps, whole=True, low=1),
               "families": (families,) if isinstance(families, str) else tuple(families or ())}
     for (name, _, default, choices), value in zip(svc.training_form_fields(), setting_values):
         values[name] = form_value(name, default, choices, value)
     return svc.training_config(values)
+
+
+def checked_model(settings, model) -> str:
+    """``check_training_model``, with a name no folder can have (a path part over 255 bytes) as a
+    ValueError naming the box, not Gradio's bare "Error" echoing the whole name back."""
+    try:
+        return svc.check_training_model(settings, model)
+    except OSError as exc:
+        raise ValueError(f"Model to train: {inputs.shown(model)} cannot be a local folder ({exc.strerror}); "
+                         "give a Hugging Face id or a local folder.") from None
 
 
 def coevolve_from_form(values) -> object:

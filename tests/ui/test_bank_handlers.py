@@ -53,6 +53,8 @@ def test_search_reports_bad_text_with_a_message(services, add_failures):
     assert "control character" in message
     _, message, _ = search(services, *NO_FILTER[:7], "x" * 600, bank.NOT_TRAINING)
     assert "limited to 500" in message
+    _, message, _ = search(services, *NO_FILTER[:3], "t" * 1_000_000, *NO_FILTER[4:])
+    assert "Tag filter: a tag is at most 64 characters (got 1,000,000)" in message
 
 
 def test_search_filters_by_family_and_reports_bad_dates(services, add_failures):
@@ -201,6 +203,37 @@ def test_exports_get_private_folders_and_old_ones_are_removed():
     os.utime(first.parent, (day_old, day_old))
     exports.export_path("dpo_pairs.jsonl")
     assert not first.parent.exists() and second.parent.exists()
+
+
+def test_only_the_newest_exports_are_kept_in_gradios_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "gradio"))  # a folder Gradio serves as it is, no copy
+    made = []
+    for _ in range(exports.EXPORTS_KEPT + 3):  # ten exports of a 100k-row bank were 1.8 GB, kept a day
+        made.append(exports.export_path("failures.jsonl"))
+        made[-1].write_text("{}\n")
+    assert made[-1].parent.parent == tmp_path / "gradio" / "alice-exports"
+    assert len(list(made[-1].parent.parent.iterdir())) == exports.EXPORTS_KEPT
+    assert all(path.exists() for path in made[-exports.EXPORTS_KEPT:]) and not made[0].exists()
+
+
+def test_the_password_limit_counts_the_address_the_proxy_saw(admin_services, add_failures):
+    """Behind a proxy every visitor arrives from the proxy's address, and uvicorn's
+    --forwarded-allow-ips '*' makes the client the first X-Forwarded-For entry, which it writes itself."""
+    from dataclasses import replace
+
+    admin_services.settings = replace(admin_services.settings, behind_proxy=True)
+    [failure_id] = add_failures(admin_services, 1)
+
+    def from_(first: str, proxy_saw: str):
+        headers = {"x-forwarded-for": f"{first}, {proxy_saw}"}
+        return SimpleNamespace(client=SimpleNamespace(host=first), headers=headers)
+
+    for i in range(5):  # a new first entry each time: still one client
+        bank.change_tags(admin_services, str(failure_id), "t", None, "guess", from_(f"1.1.1.{i}", "203.0.113.5"))
+    assert "Too many" in bank.change_tags(admin_services, str(failure_id), "t", None, "pw",
+                                          from_("1.1.1.9", "203.0.113.5"))
+    assert "Added t" in bank.change_tags(admin_services, str(failure_id), "t", None, "pw",
+                                         from_("1.1.1.9", "198.51.100.1"))
 
 
 @pytest.mark.parametrize("ids", ["1-30000000", "1-1000000000"])

@@ -14,8 +14,11 @@ def play(services, session, text):
 
 def test_reset_options():
     assert episode.reset_options("negation_arithmetic", "hard", 7, episode.CHOSEN) == {
-        "seed": 7, "family": "negation_arithmetic", "level": "hard", "mode": "hunt"}
-    assert episode.reset_options(None, None, None, "next from curriculum: repair") == {"seed": None, "mode": "repair"}
+        "seed": 7, "family": "negation_arithmetic", "level": "hard", "mode": "hunt", "wording": "template"}
+    assert episode.reset_options(None, None, None, "next from curriculum: repair") == {
+        "seed": None, "mode": "repair", "wording": "template"}
+    free = episode.reset_options("false_claim", "easy", 7, episode.CHOSEN, "free (composed from many frames)")
+    assert free["wording"] == "free" and episode.reset_options("false_claim", "easy", 7, episode.CHOSEN, "free")["wording"] == "free"
     with pytest.raises(ValueError, match="Pick a family"):
         episode.reset_options(None, "easy", 1, episode.CHOSEN)
 
@@ -27,6 +30,16 @@ def test_new_episode_shows_the_task(services):
     assert "turn 1 of 5" in task_md
     chat = out[OUT.chat]
     assert len(chat) == 1 and session.observation.prompt.splitlines()[0] in chat[0]["content"]
+
+
+def test_a_free_wording_asks_the_same_task_in_other_words_and_is_refused_where_there_is_none(services):
+    from alice_app.tasks import generate_task
+
+    out = episode.new_episode(services, None, "false_claim", "easy", 5, episode.CHOSEN, "free (composed from many frames)")
+    asked = out[OUT.session].observation.prompt
+    assert asked == generate_task("false_claim", "easy", 5, wording="free").prompt != generate_task("false_claim", "easy", 5).prompt
+    refused = episode.new_episode(services, None, "negated_comparison", "easy", 5, episode.CHOSEN, "free")
+    assert "negated_comparison has no free wording" in refused[OUT.status]
 
 
 def test_correct_answer_solves_at_turn_one(services):

@@ -47,6 +47,8 @@ def test_training_start_needs_the_password_and_valid_settings(admin_services):
     ({"lr_schedule": "<script>"}, "lr_schedule must be one of constant, linear, cosine"),
     ({"model": "./no/such/folder"}, "neither a local model folder"),
     ({"model": "not a model id"}, "neither a local model folder"),
+    ({"model": "a" * 300}, "Model to train: 'aaaa"),  # longer than a file name may be: not Gradio's "Error"
+    ({"model": "9" * 1_000_000}, "cannot be a local folder (File name too long)"),
 ])
 def test_a_bad_form_is_refused_before_start_with_the_box_named(services, changes, message):
     status = training.start(services, "", *form(services, **changes), request=REQUEST)

@@ -82,8 +82,9 @@ class Tally:
         return result
 
 
+# A public Space's settings, tightened so the probes reach the limits.
 SERVER_ENV = {"ALICE_API_TOKEN": TOKEN, "ALICE_WRITES_PER_MINUTE": "120", "ALICE_SESSION_IDLE_S": "5",
-              "ALICE_BEHIND_PROXY": "1", "ALICE_ADMIN_PASSWORD": ADMIN_PASSWORD}  # a public Space's settings, tightened so the probes reach the limits
+              "ALICE_BEHIND_PROXY": "1", "ALICE_ADMIN_PASSWORD": ADMIN_PASSWORD}
 
 
 def headers(client: str, token: bool = True) -> dict:

@@ -140,7 +140,7 @@ def parse_search(text: Any) -> str | None:
 
 
 def parse_tag_filter(text: Any) -> str | None:
-    """The Tag filter box: one tag (at most MAX_TAG characters, as ``parse_tags`` allows), lowercased; blank → None."""
+    """The Tag filter box: one tag, at most MAX_TAG characters (as ``parse_tags`` allows), lowercased."""
     tag = str(text or "").strip().lower()
     if len(tag) > MAX_TAG:
         raise ValueError(f"Tag filter: a tag is at most {MAX_TAG} characters (got {len(tag):,}).")

@@ -14,19 +14,17 @@ from alice_app.server import workbench_guard
 from alice_app.server.asgi import UI_PATH, create_app
 from alice_app.server.guard import MAX_PENDING_PER_CLIENT, MAX_QUEUED_EVENTS, MAX_UI_BODY_BYTES, WriteBudget
 from alice_app.services import Services
-from alice_app.ui.episode import CHOSEN
 from tests.server.conftest import running_server
 
 WRITES_PER_MINUTE = 6
+NO_FILTER = ["(all)"] * 3 + [""] + ["(all)", "", "", "", "(all)"]  # family .. source, as the bank tab's filters
 API = UI_PATH + "/gradio_api"
 
 
-class SlowPolicy:
-    """A model that takes its time, so that the events calling it stay in the queue."""
-
-    def generate(self, batch, n=1, temperature=0.0, max_tokens=96):
-        time.sleep(2)
-        return [["Answer: 1"] for _ in batch]
+def slow_rows(*args, **kwargs):
+    """The bank read by an export, slowed down, so that exports stay in the queue."""
+    time.sleep(2)
+    yield from ()
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +36,7 @@ def workbench(tmp_path_factory):
     settings = Settings(data_dir=data, db_path=data / "alice.db", behind_proxy=True,
                         writes_per_minute=WRITES_PER_MINUTE)
     services = Services.from_settings(settings)
-    services.use_policy(SlowPolicy())
+    services.bank.iter_rows = slow_rows
     app = create_app(services)
     with running_server(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         http.server_app = app
@@ -63,10 +61,6 @@ def call(http, api_name, data, session, client) -> dict:
     raise AssertionError("the event never completed")
 
 
-def new_episode(http, session, client) -> dict:
-    return call(http, "new_episode", [None, "negation_arithmetic", "easy", "7", CHOSEN], session, client)
-
-
 def test_a_body_over_the_workbench_limit_is_refused_before_it_is_read(workbench):
     body = {"data": [None, "7" * (MAX_UI_BODY_BYTES + 1)], "fn_index": workbench.fns["answer"], "session_hash": "big"}
     refused = workbench.post(API + "/queue/join", json=body, headers={"x-forwarded-for": "10.0.1.1"})
@@ -83,23 +77,20 @@ def test_the_workbench_takes_no_uploads(workbench):
 
 def test_one_client_cannot_queue_more_than_two_calls_of_one_event(workbench):
     mallory, alice = "10.0.2.1", "10.0.2.2"
-    for session in ("m1", "m2", "m3"):
-        new_episode(workbench, session, mallory)
-    assert [join(workbench, "model_answer", [None, 1], s, mallory).status_code for s in ("m1", "m2")] == [200, 200]
-    refused = join(workbench, "model_answer", [None, 1], "m3", mallory)
-    assert refused.status_code == 429 and "2 'model_answer' requests of yours" in refused.json()["detail"]
-    new_episode(workbench, "a1", alice)  # another visitor is not refused
-    assert join(workbench, "model_answer", [None, 1], "a1", alice).status_code == 200
+    assert [join(workbench, "export_jsonl", NO_FILTER, s, mallory).status_code for s in ("m1", "m2")] == [200, 200]
+    refused = join(workbench, "export_jsonl", NO_FILTER, "m3", mallory)
+    assert refused.status_code == 429 and "2 'export_jsonl' requests of yours" in refused.json()["detail"]
+    assert join(workbench, "export_jsonl", NO_FILTER, "a1", alice).status_code == 200  # another visitor is not refused
 
 
 def test_episode_play_spends_the_write_budget_of_reset_and_step(workbench):
     client = "10.0.3.1"
     for index in range(WRITES_PER_MINUTE):  # each one served before the next: the queue limits stay out of the way
-        new_episode(workbench, f"w{index}", client)
-    refused = join(workbench, "new_episode", [None, "negation_arithmetic", "easy", "7", CHOSEN], "w-over", client)
+        assert "Nothing to bank yet" in call(workbench, "bank_episode", [None], f"w{index}", client)["data"][3]
+    refused = join(workbench, "bank_episode", [None], "w-over", client)
     assert refused.status_code == 429 and "write budget" in refused.json()["detail"]
     assert int(refused.headers["retry-after"]) >= 1
-    search = ["(all)"] * 3 + [""] + ["(all)", "", "", "", "(all)", "1", 50]
+    search = NO_FILTER + ["1", 50]
     assert join(workbench, "search_failures", search, "w-read", client).status_code == 200  # reads are not writes
 
 

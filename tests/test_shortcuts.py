@@ -21,3 +21,13 @@ def test_contradiction_between_own_sum_and_final_answer():
     assert not contradicts_own_result("The answer is 6", "6")  # nothing computed: no contradiction
     assert last_computed("First 2 × 3 = 6, then 6 + 1 = 7.") == "7"
     assert not contradicts_own_result("12 + 7 = 19. Answer: 19", "19")  # wrong operands, but consistent
+
+
+def test_a_computation_with_the_questions_own_operands_is_told_from_one_with_a_distractor():
+    from alice_app.shortcuts import computed_operands, computes_with
+
+    assert computes_with("3 + 7 = 10\nAnswer: 10", [3, 7]) and computes_with("7+3=11", [3, 7])  # wrong sums count too
+    assert not computes_with("12 + 7 = 19\nAnswer: 19", [3, 7])  # the distractor used as an operand
+    assert not computes_with("3 + 7 + 12 = 22", [3, 7]) and not computes_with("Answer: 10", [3, 7])
+    assert not computes_with("It is 3 + 7, which is 10", [3, 7])  # no computation written out
+    assert computed_operands("(2 + 3) × 4 = 20, then 9-3 = 6") == [["2", "3", "4"], ["9", "3"]]

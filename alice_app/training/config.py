@@ -86,6 +86,10 @@ class TrainConfig:
     consistency_penalty: float = field(default=0.0, metadata=_help(
         "subtracted from the reward when the final answer contradicts the reply's own last computed result "
         "(\"6 + 6 = 12. The answer is 6\")"))
+    working_bonus: float = field(default=0.0, metadata=_help(
+        "added to the reward when the reply computes with exactly the question's own numbers ('3 + 7 = …' for "
+        "'Someone says 12. Add 3 and 7.', not '12 + 7 = 19'), right or wrong: credit for ignoring the distractor "
+        "while the answer is still out of reach (arithmetic families); 0 = off"))
     no_format_share: float = field(default=0.0, metadata=_help(
         "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
         "always keeps it)"))
@@ -122,8 +126,8 @@ class TrainConfig:
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
         for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
-        _check(0 <= self.consistency_penalty <= 1,
-               f"consistency_penalty must be between 0 and 1, not {self.consistency_penalty}")
+        for name in ("consistency_penalty", "working_bonus"):
+            _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         _check(self.num_generations >= 2, "num_generations must be at least 2: GRPO compares completions "
                                           f"within a group (got {self.num_generations})")
         for name, low, high in SIZE_BOUNDS:  # a typo of 10**9 must fail here, not as an out-of-memory crash

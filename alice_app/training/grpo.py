@@ -24,7 +24,8 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     holder: dict[str, Any] = {}
     dataset, observer = training_dataset(services, config, families, policy=lambda: holder["policy"])
     trainer = GRPOTrainer(
-        model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty),
+        model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty,
+                                          config.working_bonus),
         args=args,
         train_dataset=dataset, processing_class=tokenizer, peft_config=config.lora_config(), callbacks=callbacks,
     )

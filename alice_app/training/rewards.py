@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from alice_app.reward import compute_reward
-from alice_app.shortcuts import contradicts_own_result
+from alice_app.shortcuts import computes_with, contradicts_own_result
 from alice_app.types import Task, Verdict
 
 
@@ -48,29 +48,41 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-def make_reward_function(verifier: Any, observer: GroupObserver | None = None,
-                         consistency_penalty: float = 0.0) -> Callable[..., list[float]]:
+def make_reward_function(verifier: Any, observer: GroupObserver | None = None, consistency_penalty: float = 0.0,
+                         working_bonus: float = 0.0) -> Callable[..., list[float]]:
     """The reward function for GRPOTrainer. Columns used: ``task`` (JSON of a Task), and optionally
     ``source``, ``failure_id``, ``turn_index`` and ``previous_answers`` (JSON list, episode mode).
     ``consistency_penalty`` is subtracted when a reply's final answer contradicts its own last
-    computed result ("6 + 6 = 12. The answer is 6")."""
+    computed result ("6 + 6 = 12. The answer is 6"); ``working_bonus`` is added when the reply computes
+    with exactly the task's own operands (``uses_own_operands``), right or wrong."""
 
     def alice_reward(completions: Sequence[Any], task: Sequence[str], **columns: Any) -> list[float]:
         responses = [completion_text(c) for c in completions]
         tasks = [Task.from_dict(json.loads(t)) for t in task]
         verdicts = [verifier.verify(t, r) for t, r in zip(tasks, responses)]
+        own = [uses_own_operands(t, r) for t, r in zip(tasks, responses)]
         rewards = [_reward(v, r, i, columns) - consistency_penalty * contradicts_own_result(r, v.extracted)
-                   for i, (v, r) in enumerate(zip(verdicts, responses))]
+                   + working_bonus * own[i] for i, (v, r) in enumerate(zip(verdicts, responses))]
         groups = group_results(tasks, responses, verdicts, columns)
         log_metric = columns.get("log_metric")
         if log_metric is not None:
             log_metric("accuracy", sum(v.is_correct for v in verdicts) / max(len(verdicts), 1))
             log_metric("frac_outcome_uniform", frac_outcome_uniform(groups))
+            log_metric("own_operands", sum(own) / max(len(own), 1))
         if observer is not None:
             observer(groups)
         return rewards
 
     return alice_reward
+
+
+def uses_own_operands(task: Task, response: str) -> bool:
+    """Whether ``response`` computes with exactly the operands of ``task``'s expression ("3 + 7 = …" for
+    "Someone says 12. Add 3 and 7.", not "12 + 7 = 19"): credit for choosing the question's numbers over
+    the distractors, which a group whose answers are all still wrong can then learn from. Only tasks
+    that are an expression over operands (the arithmetic families) can earn it."""
+    operands = task.metadata.get("operands")
+    return bool(task.metadata.get("expression") and operands) and computes_with(response, operands)
 
 
 def frac_outcome_uniform(groups: Sequence[GroupResult]) -> float:

@@ -91,3 +91,8 @@ def test_wording_share_is_a_share():
 
     with pytest.raises(ValueError, match="wording_share must be between 0 and 1"):
         TrainConfig(wording_share=2.0).validate()
+
+
+def test_working_bonus_is_bounded():
+    with pytest.raises(ValueError, match="working_bonus must be between 0 and 1"):
+        TrainConfig(working_bonus=-0.1).validate()

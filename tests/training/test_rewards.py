@@ -77,3 +77,23 @@ def test_groups_with_one_outcome_are_counted_although_their_rewards_differ():
                                                     log_metric=lambda name, value: logged.__setitem__(name, value))
     assert rewards[0] != rewards[1]
     assert logged["frac_outcome_uniform"] == 0.5
+
+
+def test_the_working_bonus_credits_computing_with_the_tasks_own_operands_right_or_wrong():
+    task = generate_task("false_claim", "easy", 1)
+    a, b = task.metadata["operands"]
+    claimed = task.metadata["distractors"][0]
+    replies = [f"{a} {'-' if task.metadata['template'] == 'sub' else '+'} {b} = 99\nAnswer: 99",
+               f"{claimed} + {b} = 99\nAnswer: 99", f"Answer: {task.answer}"]
+    logged = {}
+    plain = make_reward_function(VerifierStack())(replies, task=_columns([task], 3))
+    bonus = make_reward_function(VerifierStack(), working_bonus=0.25)(
+        replies, task=_columns([task], 3), log_metric=lambda name, value: logged.__setitem__(name, value))
+    assert [round(b - p, 6) for b, p in zip(bonus, plain)] == [0.25, 0.0, 0.0]
+    assert bonus[2] > bonus[0]  # the right answer still beats the right operands with a wrong sum
+    assert logged["own_operands"] == 1 / 3
+    comparison = generate_task("negated_comparison", "easy", 1)  # not an expression over operands: no bonus
+    numbers = comparison.metadata["operands"]
+    reply = [f"{numbers[0]} - {numbers[1]} = 1"]
+    assert make_reward_function(VerifierStack(), working_bonus=0.25)(reply, task=_columns([comparison], 1)) == \
+        make_reward_function(VerifierStack())(reply, task=_columns([comparison], 1))

@@ -30,6 +30,7 @@ def unicode_text(value: Any) -> Any:
             raise ValueError(f"text must be valid Unicode: a lone surrogate at position {exc.start}") from None
     return value
 Mode = Literal["auto", "hunt", "repair"]
+Wording = Literal["template", "free"]  # alice_app.tasks.wordings.WORDINGS
 
 
 class AliceAction(Action):
@@ -97,6 +98,8 @@ class ResetOptions(BaseModel):
     family: Optional[str] = Field(default=None, max_length=100, description="task family (see `families`)")
     level: Optional[Level] = Field(default=None, description="task level")
     mode: Mode = Field(default="auto", description="hunt new failures, repair banked ones, or auto")
+    wording: Wording = Field(default="template", description="free: a hunt task in a composed wording, "
+                             "where its family offers one (negation_arithmetic, false_claim, plain_arithmetic)")
 
     _unicode = field_validator("episode_id", "family")(unicode_text)
 

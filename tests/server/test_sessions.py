@@ -171,3 +171,11 @@ def test_a_client_sends_samples_and_reads_the_confidence(server_url, services):
     assert result.done and result.observation.verdict["confidence"] < 0.5
     rows = services.bank.query(page_size=5).rows
     assert [row["mode"] for row in rows] == ["unstable"]
+
+
+def test_a_reset_can_ask_for_a_free_wording(http):
+    from alice_app.tasks import generate_task
+
+    reply = http.post("/reset", json={"family": "false_claim", "level": "easy", "seed": 5, "mode": "hunt",
+                                      "wording": "free"}).json()
+    assert reply["observation"]["prompt"] == generate_task("false_claim", "easy", 5, wording="free").prompt

@@ -51,6 +51,10 @@ def test_reset_options_name_every_problem():
     assert error.value.status_code == 422
     assert all(word in message for word in ("seed", "level", "mode", "hunt"))
     assert parse_reset_options({"seed": 1, "colour": "red"}).ignored == ["colour"]  # TRL's extra columns
+    from alice_app.server.models import Wording
+    from alice_app.tasks.wordings import WORDINGS
+
+    assert Wording.__args__ == WORDINGS  # the wire model offers exactly the engine's wordings
 
 
 def test_trim_errors_cuts_long_inputs_only():

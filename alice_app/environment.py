@@ -16,9 +16,9 @@ from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.curriculum import discrimination, record_outcome, rolling_accuracy
 from alice_app.episode import Episode, advance, new_episode
 from alice_app.failure_modes import label_failure
-from alice_app.tasks.registry import family_names, generate_task, get_family
+from alice_app.tasks.registry import family_names, generate_task
 from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
-from alice_app.tasks.wordings import WORDINGS
+from alice_app.tasks.wordings import check_wording, worded_families
 from alice_app.types import LEVELS, MAX_SAMPLES, Task, check_seed
 from alice_app.verify.tier3 import unreliable
 
@@ -87,7 +87,7 @@ class AliceEnvironment:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
         if family is not None and family not in self._families:
             raise ValueError(f"unknown task family {family!r}; choose one of: {', '.join(self._families)}")
-        _check_wording(wording, family)
+        check_wording(wording, [family] if family else [])
         rng = Random(seed) if seed is not None else self._rng
         picked_task, picked_mode = self._pick(rng, seed, family, level, mode, task, wording)
         check_seed(picked_task.seed)  # a hand-made task's seed must fit the bank, checked before any write
@@ -156,7 +156,7 @@ class AliceEnvironment:
         named = family is not None
         if not named:
             family = _weighted_choice(rng, list(states), [_family_weight(s) for s in states.values()])
-        params = {"wording": wording} if wording != "template" and _offers_wording(family) else {}
+        params = {"wording": wording} if wording != "template" and family in worded_families() else {}
         if named and seed is not None:  # seed is the task's seed
             return generate_task(family, level or _current_level(states[family]), seed, **params)
         level = level or _current_level(states[family])
@@ -239,18 +239,6 @@ class AliceEnvironment:
             feedback="" if verdict is None else verdict.feedback,
             hint=task.hint if revealed else None, messages=episode.messages(), info=info,
         )
-
-
-def _offers_wording(family: str) -> bool:
-    return "wording" in get_family(family).params
-
-
-def _check_wording(wording: Any, family: str | None) -> None:
-    if wording not in WORDINGS:
-        raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {str(wording)[:80]!r}")
-    if wording != "template" and family is not None and not _offers_wording(family):
-        offered = ", ".join(name for name in family_names() if _offers_wording(name))
-        raise ValueError(f"{family} has no free wording; the families that have one: {offered}")
 
 
 def _check_action(action: Any) -> None:

@@ -19,7 +19,7 @@ from alice_app.episode import new_episode
 from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
 from alice_app.tasks import control_of, has_control
 from alice_app.tasks.registry import family_names, get_family, generate_task
-from alice_app.tasks.wordings import WORDINGS
+from alice_app.tasks.wordings import check_wording, worded_families
 from alice_app.types import LEVELS, Task
 
 MAX_N_PER_CELL = 10_000
@@ -30,11 +30,6 @@ HEADLINE_LEVELS = ("easy", "medium")
 def default_families() -> list[str]:
     """Our own families (core + the plain-arithmetic control); reasoning-gym adapters are opt-in."""
     return [name for name in family_names() if get_family(name).scorer is None]
-
-
-def worded_families() -> list[str]:
-    """The families that can word a task freely (``wording="free"``, alice_app.tasks.wordings)."""
-    return [name for name in family_names() if "wording" in get_family(name).params]
 
 
 def held_out_tasks(families: Sequence[str], levels: Sequence[str], n_per_cell: int, seed_start: int,
@@ -176,12 +171,7 @@ def check_eval_args(families: list[str], levels: Sequence[str], n_per_cell: int,
                     wording: str = "template") -> None:
     for family in families:
         get_family(family)  # raises ValueError naming the known families
-    if wording not in WORDINGS:
-        raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {str(wording)[:80]!r}")
-    unworded = [family for family in families if wording != "template" and family not in worded_families()]
-    if unworded:
-        raise ValueError(f"{', '.join(unworded)} cannot be worded freely; the families that can: "
-                         f"{', '.join(worded_families())}")
+    check_wording(wording, families)
     unknown = [level for level in levels if level not in LEVELS]
     if unknown:
         raise ValueError(f"unknown level {unknown[0]!r}; choose from: {', '.join(LEVELS)}")

@@ -24,6 +24,7 @@ from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.mutate import mutate
 from alice_app.tasks.registry import family_names
+from alice_app.tasks.wordings import check_wording
 from alice_app.types import TURN_KINDS, Task, Verdict
 
 STRATEGIES = ("random", "mutate")
@@ -120,21 +121,23 @@ def run_hunt(
     temperature: float = 0.0,
     progress: bool = False,
     samples: int = 1,
+    wording: str = "template",
 ) -> HuntReport:
     """Play ``episodes`` episodes with ``policy``; failures land in ``services.bank``.
 
     ``samples`` > 1 also draws that many sampled answers to each first attempt and hands them to the
     environment (tier 3): each result carries their agreement as ``confidence``, and the environment
-    banks a right but unstable first attempt with the failure mode ``unstable``."""
+    banks a right but unstable first attempt with the failure mode ``unstable``. ``wording="free"`` asks
+    the random strategy's tasks in composed wordings where their family offers one."""
     if samples < 1:
         raise ValueError(f"--samples must be at least 1, not {samples}")
-    families = check_hunt_args(episodes, families, strategy, batch_size)
+    families = check_hunt_args(episodes, families, strategy, batch_size, wording)
     rng = Random(seed)
     report = HuntReport(strategy, policy.model_id, archive=Archive() if strategy == "mutate" else None)
     if strategy == "mutate":
         starts = _mutate_starts(rng, families, report.archive, _bank_failures(services.bank, families))
     else:
-        starts = _random_starts(rng, families)
+        starts = _random_starts(rng, families, wording)
     slots = min(batch_size, episodes)
     envs = [services.new_environment(seed=rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(slots)]
     bar = _progress_bar(episodes, strategy, progress)
@@ -198,14 +201,14 @@ def episode_result(state: dict) -> EpisodeResult:
                          first_response=str(state["history"][0]["response"]))
 
 
-def _random_starts(rng: Random, families: list[str] | None) -> Iterator[Start]:
+def _random_starts(rng: Random, families: list[str] | None, wording: str = "template") -> Iterator[Start]:
     while True:
         task_seed = rng.randrange(TRAIN_SEED_LIMIT)
         if families:
             family = rng.choice(families)
-            yield lambda env, f=family, s=task_seed: env.reset(seed=s, family=f, mode="hunt")
+            yield lambda env, f=family, s=task_seed: env.reset(seed=s, family=f, mode="hunt", wording=wording)
         else:
-            yield lambda env, s=task_seed: env.reset(seed=s, mode="hunt")
+            yield lambda env, s=task_seed: env.reset(seed=s, mode="hunt", wording=wording)
 
 
 def _mutate_starts(rng: Random, families: list[str] | None, archive: Archive,
@@ -235,7 +238,8 @@ def _bank_failures(bank, families: list[str] | None) -> list[Task]:
     return [Task.from_dict(row["task"]) for row in rows if row.get("task")]
 
 
-def check_hunt_args(episodes: int, families: Sequence[str] | None, strategy: str, batch_size: int) -> list[str] | None:
+def check_hunt_args(episodes: int, families: Sequence[str] | None, strategy: str, batch_size: int,
+                    wording: str = "template") -> list[str] | None:
     if episodes < 1:
         raise ValueError(f"--episodes must be at least 1, not {episodes}")
     if batch_size < 1:
@@ -245,6 +249,7 @@ def check_hunt_args(episodes: int, families: Sequence[str] | None, strategy: str
     unknown = [f for f in families or () if f not in family_names()]
     if unknown:
         raise ValueError(f"unknown task family {unknown[0]!r}; choose from: {', '.join(family_names())}")
+    check_wording(wording, families or ())
     return list(families) if families else None
 
 

@@ -18,8 +18,9 @@ from alice_app.config import HELD_OUT_SEED_START, Settings
 from alice_app.training.callbacks import as_trainer_callback, run_recorder
 from alice_app.training.config import TrainConfig
 from alice_app.training.evaluate import eval_policy
-from alice_app.evaluation import evaluate_report, worded_families
+from alice_app.evaluation import evaluate_report
 from alice_app.training.feed import CoevolvingFeed, static_items
+from alice_app.tasks.wordings import worded_families
 from alice_app.training.rewards import make_reward_function
 from alice_app.training.runner import RunRequest, build_trainer, load_training_model
 

@@ -124,6 +124,8 @@ def test_archive_keeps_the_hardest_failure_per_cell_and_counts_survival():
     ((1, None, "greedy", 8), "strategy"),
     ((1, ["nope"], "random", 8), "unknown task family 'nope'"),
     ((1, None, "random", 0), "--batch-size"),
+    ((1, ["negated_comparison"], "random", 8, "free"), "negated_comparison has no free wording"),
+    ((1, None, "random", 8, "fancy"), "wording must be one of template, free"),
 ])
 def test_bad_arguments(args, message):
     with pytest.raises(ValueError, match=message):
@@ -185,3 +187,12 @@ def test_k_samples_give_first_attempts_a_tier3_verdict_and_the_environment_banks
 def test_a_hunt_refuses_fewer_than_one_sample(services):
     with pytest.raises(ValueError, match="--samples must be at least 1"):
         run_hunt(ScriptedPolicy(always_wrong), services, 1, samples=0)
+
+
+def test_a_hunt_in_free_wordings_banks_the_freely_worded_tasks(services):
+    report = run_hunt(ScriptedPolicy(always_wrong), services, 3, ["false_claim"], batch_size=3, seed=4,
+                      wording="free")
+    for result in report.results:
+        task = result.task
+        assert task.prompt == generate_task(task.family, task.level, task.seed, wording="free").prompt
+    assert {row["task"]["metadata"]["params"]["wording"] for row in services.bank.query().rows} == {"free"}

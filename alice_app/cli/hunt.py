@@ -34,6 +34,8 @@ def register(subparsers) -> None:
     hunt.add_argument("--max-tokens", type=int, default=64, help="longest answer per turn")
     hunt.add_argument("--samples", type=int, default=1, help="k > 1: also sample k answers to each first attempt "
                                                              "(tier 3 confidence; right but unstable is banked)")
+    hunt.add_argument("--wording", choices=WORDINGS, default="template",
+                      help="free: ask the tasks in composed wordings where their family offers one (random strategy)")
     hunt.set_defaults(func=run_hunt_command)
 
     ev = subparsers.add_parser("eval", help="accuracy per family x level on held-out seeds (greedy, first attempt)")
@@ -69,13 +71,13 @@ def open_services(db: str | None):
 def run_hunt_command(args) -> int:
     from alice_app.hunt import archive_rows, axis_rows, check_hunt_args, run_hunt, summary_rows
 
-    check_hunt_args(args.episodes, args.families, args.strategy, args.batch_size)  # before the model loads
+    check_hunt_args(args.episodes, args.families, args.strategy, args.batch_size, args.wording)  # before the model loads
     services = open_services(args.db)
     try:
         with _model_errors():
             report = run_hunt(services.policy, services, args.episodes, args.families, args.strategy,
                               seed=args.seed, batch_size=args.batch_size, max_tokens=args.max_tokens,
-                              progress=True, samples=args.samples)
+                              progress=True, samples=args.samples, wording=args.wording)
     finally:
         services.close()
     print(f"\n{len(report.results)} episodes with {report.model_id}; "
@@ -90,8 +92,8 @@ def run_hunt_command(args) -> int:
 
 
 def run_eval_command(args) -> int:
-    from alice_app.evaluation import (LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy,
-                                      worded_families)
+    from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy
+    from alice_app.tasks.wordings import worded_families
     from alice_app.models.factory import build_policy
 
     if args.prompts:

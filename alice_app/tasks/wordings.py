@@ -106,6 +106,23 @@ QUESTIONS["sum_words"] = QUESTIONS["add"]
 _SYMBOLS = ("+", " - ", "×", "=", "{expr}")
 
 
+def worded_families() -> list[str]:
+    """The registered families that can word a task freely (they declare the ``wording`` param)."""
+    from alice_app.tasks.registry import family_names, get_family
+
+    return [name for name in family_names() if "wording" in get_family(name).params]
+
+
+def check_wording(wording: object, families: Sequence[str] = ()) -> None:
+    """Refuse an unknown wording, or a free one for a named family that has none, saying why."""
+    if wording not in WORDINGS:
+        raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {str(wording)[:80]!r}")
+    without = [family for family in families if wording != "template" and family not in worded_families()]
+    if without:
+        raise ValueError(f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no free wording; "
+                         f"the families that have one: {', '.join(worded_families())}")
+
+
 def wording_key(family: str, level: str, seed: int) -> str:
     """What picks a task's frames: its family, level and seed (a twin passes its family task's)."""
     return f"{family}/{level}/{seed}"

@@ -50,6 +50,22 @@ def test_short_hunt_writes_failures_to_a_temporary_database(tmp_path, cli_env, c
     database.close()
 
 
+def test_free_wordings_through_eval_and_hunt_with_the_embedded_model(tmp_path, cli_env, capsys):
+    assert main(["eval", "--json", "--wording", "free", "--n-per-cell", "1", "--families", "false_claim",
+                 "--max-tokens", "16"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["wording"] == "free" and set(report["control"]["false_claim"]) == {"easy", "medium", "hard"}
+    db = tmp_path / "free.db"
+    assert main(["hunt", "--episodes", "2", "--db", str(db), "--families", "false_claim", "--wording", "free",
+                 "--batch-size", "2", "--max-tokens", "24", "--seed", "3"]) == 0
+    database = open_db(db)
+    rows = FailureBank(database).query().rows
+    database.close()
+    for row in rows:  # every banked task is the freely worded one
+        task = row["task"]
+        assert task["prompt"] == generate_task("false_claim", task["level"], task["seed"], wording="free").prompt
+
+
 def test_eval_json_and_a_fresh_lora_adapter_change_nothing(tmp_path, cli_env, capsys, embedded_model):
     from peft import LoraConfig, get_peft_model
 

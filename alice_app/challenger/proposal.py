@@ -46,7 +46,7 @@ MIN_TEMPLATE_CHARS, MAX_TEMPLATE_CHARS = 20, 300
 REASONS: tuple[str, ...] = (
     "empty", "too_long", "malformed", "unknown_op", "bad_characters", "template_length", "slot_syntax",
     "states_answer", "unknown_slot", "missing_operand", "no_distractor", "literal_number", "no_op_cue",
-    "wrong_expression", "wrong_order", "repetitive", "near_duplicate",
+    "wrong_expression", "wrong_order", "mixed_ops", "repetitive", "near_duplicate",
 )
 # Degenerate text: a run of REPEATED_SPAN words (a slot counts as one) said REPEATED_TIMES times or more
 # ("Ben says (Ben says it is) Ben says (Ben says it is) …", which the 135M challenger wrote). Three
@@ -62,6 +62,12 @@ _EXPRESSION = re.compile(r"\(*\{[a-z0-9_]+\}\)*(?:\s*[-+×*]\s*\(*\{[a-z0-9_]+\}
 # "take {a} away from {b}", "{a} less than {b}".
 _REVERSED_SUB = re.compile(r"\b(?:subtract|take|deduct|remove)\s+\{a\}\s+(?:away\s+)?from\s+\{b\}"
                            r"|\{a\}\s+(?:less|fewer)\s+than\s+\{b\}", re.IGNORECASE)
+# An order to carry out one operation (the verb opening a sentence or clause, or after "then"/"and"): a
+# single-operation wording that also orders another asks two things ("Add {a} to {b}, then subtract it
+# from itself"), whatever op it declares. A distractor that only names another operation ("{claim} would be
+# {a} plus {b}") orders nothing.
+OP_ORDERS = {op: re.compile(rf"(?:^|[.;:,!?]\s*|\bthen\s+|\band\s+)(?:please\s+)?(?:{verbs})\b", re.IGNORECASE)
+             for op, verbs in {"add": "add", "sub": r"subtract|take\s+away|deduct", "mul": "multiply"}.items()}
 _LINE = re.compile(r"^\s*(template|op)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _JSON_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", re.DOTALL)
 
@@ -230,6 +236,10 @@ def _check_wording(proposal: Proposal) -> None:
         if not any(cue in lowered for cue in OP_CUES[proposal.op]):
             raise Rejected("no_op_cue", f"the wording never says to {proposal.op} "
                                         f"(use one of: {', '.join(OP_CUES[proposal.op])})")
+        others = [op for op, order in OP_ORDERS.items() if op != proposal.op and order.search(proposal.template)]
+        if others and not _EXPRESSION.search(proposal.template):
+            raise Rejected("mixed_ops", f"op {proposal.op}, but the wording also says to {' and '.join(others)}: "
+                                        "ask for one operation")
     elif _squash(SHAPES[proposal.op].expr) not in _squash(proposal.template):
         raise Rejected("no_op_cue", f"op {proposal.op} must write its expression out: {SHAPES[proposal.op].expr}")
 

@@ -50,6 +50,8 @@ def test_line_format_and_json_format_parse_to_the_same_proposal():
     ("TEMPLATE: Subtract {a} from {b} to obtain {claim}.\nOP: sub", "wrong_order"),  # a novel proposal of the bench
     ("TEMPLATE: Take {a} away from {b}; it is not {claim}.\nOP: sub", "wrong_order"),
     ("TEMPLATE: What is {a} less than {b}? Not {claim}.\nOP: sub", "wrong_order"),
+    ("TEMPLATE: Add {a} to {b}, then subtract it from itself. Not {claim}.\nOP: add", "mixed_ops"),
+    ("TEMPLATE: Multiply {a} by {b} and take away nothing; it is not {claim}.\nOP: mul", "mixed_ops"),
     ("TEMPLATE: What is {a} + {b} × {c}, given that the result is not equal to {claim}, Ben says it is {claim2}. "
      "Ben says (Ben says it is) Ben says (Ben says it is), Ben says (Ben says it is).\nOP: mixed",
      "repetitive"),  # accepted by the ladder-reward bench run: now caught
@@ -133,3 +135,12 @@ def test_an_ambiguous_wording_fixes_no_op(template):
 def test_an_explicit_op_line_is_never_overridden():
     with pytest.raises(Rejected, match="wrong_expression"):
         parse_proposal("TEMPLATE: If the result isn't {claim}, what is {a} + {b}?\nOP: mul")
+
+
+@pytest.mark.parametrize("raw", [
+    "TEMPLATE: Multiply {a} by {b}; {claim} would be {a} plus {b}, which is wrong.\nOP: mul",
+    "TEMPLATE: If you add {a} and {b} you get {claim}? No. Multiply {a} by {b}.\nOP: mul",
+    "TEMPLATE: The sum is not {claim}. Subtract {b} from {a}.\nOP: sub",
+])
+def test_a_distractor_that_names_another_operation_orders_nothing(raw):
+    assert parse_proposal(raw).template in raw

@@ -46,7 +46,8 @@ MIN_TEMPLATE_CHARS, MAX_TEMPLATE_CHARS = 20, 300
 REASONS: tuple[str, ...] = (
     "empty", "too_long", "malformed", "unknown_op", "bad_characters", "template_length", "slot_syntax",
     "states_answer", "unknown_slot", "missing_operand", "no_distractor", "literal_number", "no_op_cue",
-    "wrong_expression", "wrong_order", "mixed_ops", "repetitive", "near_duplicate",
+    "wrong_expression", "wrong_order", "mixed_ops", "claim_operand", "two_questions", "repetitive",
+    "near_duplicate",
 )
 # Degenerate text: a run of REPEATED_SPAN words (a slot counts as one) said REPEATED_TIMES times or more
 # ("Ben says (Ben says it is) Ben says (Ben says it is) …", which the 135M challenger wrote). Three
@@ -68,6 +69,26 @@ _REVERSED_SUB = re.compile(r"\b(?:subtract|take|deduct|remove)\s+\{a\}\s+(?:away
 # {a} plus {b}") orders nothing.
 OP_ORDERS = {op: re.compile(rf"(?:^|[.;:,!?]\s*|\bthen\s+|\band\s+)(?:please\s+)?(?:{verbs})\b", re.IGNORECASE)
              for op, verbs in {"add": "add", "sub": r"subtract|take\s+away|deduct", "mul": "multiply"}.items()}
+# A distractor computed with: the object of an operation ("add {claim}", "{a} plus {claim}", "added to
+# {claim2}", "Add {a} and {claim}"). The engine's answer ignores the distractors, so such a wording would
+# ask for something else than the answer it gets. Naming a distractor ("not equal to {claim}", "{claim}
+# would be {a} plus {b}") computes nothing with it.
+_CLAIM = r"\{claim\d?\}"
+_OPERATOR = r"(?:plus|minus|times|multiplied\s+by|[-+×*])"
+_CLAIM_OPERAND = re.compile(
+    rf"{_OPERATOR}\s*\(?\s*{_CLAIM}|{_CLAIM}\s*\)?\s*{_OPERATOR}"
+    rf"|\b(?:add|subtract|multiply|deduct)\s+{_CLAIM}"
+    rf"|\b(?:add(?:ed)?|subtract(?:ed)?|deduct(?:ed)?)\s+(?:it\s+)?(?:to|from)\s+{_CLAIM}"
+    rf"|\b(?:add|multiply)\s+\{{[abc]\}}(?:\s*,\s*\{{[abc]\}})*\s*(?:,\s*)?(?:and|by|with)\s+{_CLAIM}",
+    re.IGNORECASE)
+# A request for a result: a question word, or a verb ordering a computation at the start of a clause or
+# after ","/":"/"then" ("If you add {a} and {b} you get {claim}?" requests nothing). Two clauses (split at
+# . ? ! ; and at "but") that each request something of the operands ask two questions ("What is {a} + {b} -
+# {c}, given that the result is NOT {claim}, but what is the sum of {a} and {b}?", which the 135M wrote).
+_CLAUSES = re.compile(r"[.?!;]+|\bbut\b", re.IGNORECASE)
+_REQUEST = re.compile(r"\b(?:what|how\s+much|how\s+many)\b|(?:^\s*|[,:]\s*|\bthen\s+)(?:please\s+)?(?:compute"
+                      r"|calculate|find|work\s+out|evaluate|solve|add|subtract|multiply)\b", re.IGNORECASE)
+_OPERAND_SLOT = re.compile(r"\{[abc]\}")
 _LINE = re.compile(r"^\s*(template|op)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _JSON_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", re.DOTALL)
 
@@ -242,6 +263,14 @@ def _check_wording(proposal: Proposal) -> None:
                                         "ask for one operation")
     elif _squash(SHAPES[proposal.op].expr) not in _squash(proposal.template):
         raise Rejected("no_op_cue", f"op {proposal.op} must write its expression out: {SHAPES[proposal.op].expr}")
+    computed = _CLAIM_OPERAND.search(proposal.template)
+    if computed:
+        raise Rejected("claim_operand", f"{computed.group(0)!r} computes with a distractor; the answer is computed "
+                                        "from the operands only")
+    requests = [c.strip() for c in _CLAUSES.split(proposal.template) if _REQUEST.search(c) and _OPERAND_SLOT.search(c)]
+    if len(requests) > 1:
+        raise Rejected("two_questions", f"the wording asks {len(requests)} things ({requests[0][:40]!r} and "
+                                        f"{requests[1][:40]!r}): ask once")
 
 
 def _squash(text: str) -> str:

@@ -52,6 +52,14 @@ def test_line_format_and_json_format_parse_to_the_same_proposal():
     ("TEMPLATE: What is {a} less than {b}? Not {claim}.\nOP: sub", "wrong_order"),
     ("TEMPLATE: Add {a} to {b}, then subtract it from itself. Not {claim}.\nOP: add", "mixed_ops"),
     ("TEMPLATE: Multiply {a} by {b} and take away nothing; it is not {claim}.\nOP: mul", "mixed_ops"),
+    ("TEMPLATE: Add {a} and {b}, then add {claim} as well.\nOP: add", "claim_operand"),
+    ("TEMPLATE: What is {a} + {b}, plus {claim}?\nOP: add", "claim_operand"),
+    ("TEMPLATE: Ben says {claim}. Multiply {a}, {b} and {claim2}.\nOP: mul", "claim_operand"),
+    ("TEMPLATE: What is {a} + {b} + {c}, when added to {claim2}, results are equal to {claim2}. As a result of "
+     "this, {claim2} is not true.\nOP: add3", "claim_operand"),  # accepted by the transfer bench run: now caught
+    ("TEMPLATE: What is {a} + {b} - {c}, given that the result is NOT {claim}, but what is the sum of {a} and "
+     "{b}?\nOP: add_sub", "two_questions"),  # written by the 135M challenger
+    ("TEMPLATE: What is {a} - {b}? It is not {claim}. And what is {a} plus {b}?\nOP: sub", "two_questions"),
     ("TEMPLATE: What is {a} + {b} × {c}, given that the result is not equal to {claim}, Ben says it is {claim2}. "
      "Ben says (Ben says it is) Ben says (Ben says it is), Ben says (Ben says it is).\nOP: mixed",
      "repetitive"),  # accepted by the ladder-reward bench run: now caught
@@ -143,4 +151,13 @@ def test_an_explicit_op_line_is_never_overridden():
     "TEMPLATE: The sum is not {claim}. Subtract {b} from {a}.\nOP: sub",
 ])
 def test_a_distractor_that_names_another_operation_orders_nothing(raw):
+    assert parse_proposal(raw).template in raw
+
+
+@pytest.mark.parametrize("raw", [
+    "TEMPLATE: If the result is not equal to {claim} and not equal to {claim2}, what is {a} × {b}?\nOP: mul",
+    "TEMPLATE: Ann says that {a} - {b} is {claim}. That is wrong. What is {a} - {b}?\nOP: sub",
+    "TEMPLATE: {claim} would be {a} plus {b}; what is {a} + {b}, really?\nOP: add",
+])
+def test_naming_a_distractor_or_restating_the_question_in_a_claim_is_valid(raw):
     assert parse_proposal(raw).template in raw

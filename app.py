@@ -17,9 +17,13 @@ def main() -> int:
     except (StoreError, ValueError) as exc:  # a bad setting or database: say what to do, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from alice_app.ui import build_app, launch  # gradio reads GRADIO_SERVER_PORT at import: validate first
+    # gradio reads GRADIO_SERVER_PORT at import: validate first. The workbench has the queue limits and
+    # the no-upload rule of the server's /web (its body-size limit needs the server: uvicorn alice_app.server:app).
+    from alice_app.server.guard import MAX_UPLOAD_BYTES
+    from alice_app.server.workbench_guard import guarded_workbench
+    from alice_app.ui import launch
 
-    launch(build_app(services), settings)
+    launch(guarded_workbench(services), settings, max_file_size=MAX_UPLOAD_BYTES)
     return 0
 
 

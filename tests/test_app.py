@@ -1,8 +1,13 @@
-"""`python app.py` with a broken setting or database: one clear line, exit code 2, file untouched."""
+"""`python app.py`: with a broken setting or database, one clear line, exit code 2, file untouched; running,
+the workbench with the server's queue limits."""
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,3 +34,40 @@ def test_a_bad_port_is_refused_with_one_line(tmp_path):
     result = run_app({"ALICE_DATA_DIR": str(tmp_path), "GRADIO_SERVER_PORT": "abc"})
     assert result.returncode == 2
     assert result.stderr.startswith("error: GRADIO_SERVER_PORT")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_workbench_of_python_app_py_has_the_server_s_queue_limits(tmp_path):
+    """`python app.py` serves the workbench as /web is served: no uploads, episode play on the write budget."""
+    port = free_port()
+    env = {**os.environ, "ALICE_DATA_DIR": str(tmp_path), "GRADIO_SERVER_PORT": str(port),
+           "ALICE_WRITES_PER_MINUTE": "2", "HF_HUB_OFFLINE": "1"}
+    app = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            deadline = time.monotonic() + 90
+            while True:
+                assert app.poll() is None, app.stderr.read()
+                try:
+                    fns = {d["api_name"]: d["id"] for d in http.get("/config").json()["dependencies"]}
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, "python app.py did not start within 90 s"
+                    time.sleep(0.5)
+            assert http.post("/gradio_api/upload", files={"files": ("a.bin", b"x" * 1000)}).status_code == 413
+            statuses = []
+            for index in range(3):
+                body = {"data": [None], "fn_index": fns["bank_episode"], "session_hash": f"s{index}", "event_data": None}
+                statuses.append(http.post("/gradio_api/queue/join", json=body))
+                time.sleep(0.5)  # let each one be served: only the budget refuses
+            assert [r.status_code for r in statuses] == [200, 200, 429]
+            assert "write budget" in statuses[-1].json()["detail"]
+    finally:
+        app.terminate()
+        app.wait(timeout=30)

@@ -224,12 +224,10 @@ def _mount_gradio(app: FastAPI, services: Any, budget: WriteBudget) -> None:
     behind the queue limits of ``workbench_guard`` and with no uploads (it has no upload box)."""
     import gradio as gr
 
-    from alice_app.server.workbench_guard import limit_queue
-    from alice_app.ui import build_app
+    from alice_app.server.workbench_guard import guarded_workbench
     from alice_app.ui.workbench import CSS
 
-    demo = build_app(services)
-    limit_queue(demo, budget, services.settings.behind_proxy)
+    demo = guarded_workbench(services, budget)
     gr.mount_gradio_app(app, demo, path=UI_PATH, theme=gr.themes.Soft(), css=CSS, max_file_size=MAX_UPLOAD_BYTES)
 
 

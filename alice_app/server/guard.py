@@ -28,6 +28,7 @@ import time
 from contextvars import ContextVar
 from urllib.parse import parse_qs
 
+from alice_app.client_identity import client_identity
 from alice_app.server.models import MAX_RESPONSE_CHARS
 
 GUARDED_PREFIXES = ("/reset", "/step", "/state", "/ws", "/mcp", "/schema", "/metadata", "/docs", "/openapi")
@@ -84,13 +85,10 @@ class WriteBudget:
 
 
 def client_key(scope: dict, behind_proxy: bool) -> str:
-    """Who sent the request: the peer address, or the last hop the proxy recorded."""
-    if behind_proxy:
-        for name, value in scope.get("headers", []):
-            if name == b"x-forwarded-for":
-                return value.decode("latin-1").split(",")[-1].strip() or "unknown"
+    """Who sent the request (``client_identity``): the peer address, or the last hop the proxy recorded."""
+    forwarded = [value.decode("latin-1") for name, value in scope.get("headers", []) if name == b"x-forwarded-for"]
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return client_identity(str(client[0]) if client else None, ", ".join(forwarded), behind_proxy)
 
 
 def _token_of(scope: dict) -> str | None:

@@ -10,6 +10,8 @@ import functools
 import inspect
 from typing import Any, Callable
 
+from alice_app.client_identity import client_identity
+
 
 def bind(fn: Callable, *bound: Any, **bound_kw: Any) -> Callable:
     """``functools.partial`` as a plain function: Gradio reads a partial's signature but not its
@@ -25,17 +27,10 @@ def bind(fn: Callable, *bound: Any, **bound_kw: Any) -> Callable:
 
 
 def client_key(request: Any, behind_proxy: bool = False) -> str:
-    """Who is asking, for the password rate limit: the client's address when Gradio gives one, or
-    behind a proxy (``ALICE_BEHIND_PROXY``) the last X-Forwarded-For entry, the address the proxy
-    saw, as the server's guard reads it. (The peer address is then the proxy's, shared by every
-    visitor, or, with uvicorn's ``--forwarded-allow-ips '*'``, the first entry, which the client
-    writes itself.)"""
-    if behind_proxy:
-        forwarded = (getattr(request, "headers", None) or {}).get("x-forwarded-for") or ""
-        if forwarded.split(",")[-1].strip():
-            return forwarded.split(",")[-1].strip()
-    client = getattr(request, "client", None)
-    return str(getattr(client, "host", None) or "unknown")
+    """Who is asking, for the password rate limit (``client_identity``, as the server's guard tells
+    clients apart): the client's address as Gradio gives it, or behind a proxy the address the proxy saw."""
+    forwarded = (getattr(request, "headers", None) or {}).get("x-forwarded-for")
+    return client_identity(getattr(getattr(request, "client", None), "host", None), forwarded, behind_proxy)
 
 
 def refusal(services: Any, password: str | None, request: Any) -> str | None:

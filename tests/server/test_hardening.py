@@ -13,6 +13,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from alice_app.server.asgi import create_app
 from alice_app.server.client import AliceEnv
+from alice_app.server.guard import client_key
 from alice_app.services import Services
 from alice_app.store import db as store_db
 from alice_app.tasks.registry import generate_task
@@ -251,3 +252,10 @@ def test_uvicorn_exits_promptly_on_sigterm_after_latex_answers(tmp_path):
     finally:
         if server.poll() is None:
             server.kill()
+
+
+
+def test_the_guard_reads_the_proxy_s_entry_of_the_scope():
+    scope = {"headers": [(b"x-forwarded-for", b"10.9.9.9, 2001:db8:1:2:aaaa::1")], "client": ("10.0.0.9", 1)}
+    assert client_key(scope, behind_proxy=True) == "2001:db8:1:2::/64"
+    assert client_key(scope, behind_proxy=False) == "10.0.0.9"

@@ -54,18 +54,26 @@ class LazyOracle:
             return None, f"the {self.name} oracle could not be loaded: {exc}"
 
 
+MAX_TRUSTED_CLIENTS = 1000  # clients remembered as having given the admin password
+
+
 class AdminGate:
     """The admin password (``ALICE_ADMIN_PASSWORD``) in front of every guarded UI write, with a
     rate limit on wrong guesses: after ``per_client`` wrong passwords from one client (or
     ``overall`` from everyone) within ``window_s`` seconds, every attempt is refused until the
-    window has passed, right password or not, so guessing runs at a few tries a minute."""
+    window has passed, right password or not, so guessing runs at a few tries a minute.
+
+    The overall cap would let anyone with a few addresses lock the admin out too; a client that gave
+    the right password within ``trusted_s`` seconds is therefore held to its own limit only. That keeps
+    the cap on guessing (a guesser never got in, so is never trusted)."""
 
     def __init__(self, password: str | None, *, per_client: int = 5, overall: int = 50, window_s: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 trusted_s: float = 24 * 3600.0, clock: Callable[[], float] = time.monotonic):
         self.password = password or None
-        self.per_client, self.overall, self.window_s = per_client, overall, window_s
+        self.per_client, self.overall, self.window_s, self.trusted_s = per_client, overall, window_s, trusted_s
         self._clock = clock
         self._failures: dict[str, list[float]] = {}
+        self._trusted: dict[str, float] = {}  # client -> when it last gave the right password
         self._lock = threading.Lock()
 
     @property
@@ -81,14 +89,22 @@ class AdminGate:
             self._forget_before(now - self.window_s)
             mine = self._failures.get(who, [])
             everyone = sum(len(times) for times in self._failures.values())
-            if len(mine) >= self.per_client or everyone >= self.overall:
+            trusted = now - self._trusted.get(who, -float("inf")) < self.trusted_s
+            if len(mine) >= self.per_client or (everyone >= self.overall and not trusted):
                 wait = self.window_s - (now - min(mine or [now]))
                 raise PermissionError(f"Too many wrong admin passwords; try again in {max(1, round(wait))} s.")
             if hmac.compare_digest(str(given or "").encode(), self.password.encode()):
+                self._trust(who, now)
                 return
             self._failures.setdefault(who, []).append(now)
         raise PermissionError("This action needs the admin password (ALICE_ADMIN_PASSWORD); "
                               "type it in the Admin password box.")
+
+    def _trust(self, who: str, now: float) -> None:
+        self._trusted.pop(who, None)
+        self._trusted[who] = now
+        while len(self._trusted) > MAX_TRUSTED_CLIENTS:
+            self._trusted.pop(next(iter(self._trusted)))  # the one trusted longest ago
 
     def _forget_before(self, cutoff: float) -> None:
         for who in list(self._failures):

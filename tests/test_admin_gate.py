@@ -47,3 +47,27 @@ def test_an_overall_cap_stops_guessing_from_many_addresses():
             gate.check("guess", who=f"10.0.0.{i}")
     with pytest.raises(PermissionError, match="Too many"):
         gate.check("guess", who="10.0.0.99")
+
+
+def test_the_overall_cap_does_not_lock_out_a_client_that_logged_in_before():
+    clock = Clock()
+    gate = AdminGate("s3cret", per_client=3, overall=10, clock=clock)
+    gate.check("s3cret", who="admin")  # the admin, earlier in the day
+    clock.now += 3600
+    for i in range(10):  # then guessing from ten addresses reaches the overall cap
+        with pytest.raises(PermissionError):
+            gate.check("guess", who=f"10.0.0.{i}")
+    gate.check("s3cret", who="admin")  # the admin still gets in
+    with pytest.raises(PermissionError, match="Too many"):
+        gate.check("s3cret", who="10.0.0.99")  # a guesser with the right password does not: still capped
+    for _ in range(3):
+        with pytest.raises(PermissionError, match="needs the admin password"):
+            gate.check("typo", who="admin")
+    with pytest.raises(PermissionError, match="Too many"):
+        gate.check("s3cret", who="admin")  # its own limit still holds
+    clock.now += 24 * 3600
+    for i in range(10):
+        with pytest.raises(PermissionError):
+            gate.check("guess", who=f"10.0.1.{i}")
+    with pytest.raises(PermissionError, match="Too many"):
+        gate.check("s3cret", who="admin")  # trust ends a day after the last login

@@ -50,6 +50,10 @@ MAX_UPLOAD_BYTES = 0
 MAX_PENDING_PER_CLIENT = 16
 MAX_PENDING_PER_EVENT = 2
 MAX_QUEUED_EVENTS = 256
+# Browser sessions whose state the workbench keeps (Gradio's state_session_capacity, 10,000 by default):
+# each holds about 0.4 MB (a copy of the app's config and the session's environment), so 10,000 opened
+# sessions took 4 GB; beyond this many the least recently used session starts afresh.
+MAX_UI_SESSIONS = 1000
 
 current_client: ContextVar[str | None] = ContextVar("alice_client", default=None)
 

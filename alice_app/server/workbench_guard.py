@@ -9,6 +9,7 @@ curriculum at 840 a minute with no budget. Here (the numbers are guard.py's cons
 - a client may have at most MAX_PENDING_PER_CLIENT events waiting or running, and at most
   MAX_PENDING_PER_EVENT of any one event; one more is refused at once (429), saying why;
 - at most MAX_QUEUED_EVENTS events wait in all (Gradio's ``max_size``; one more: 503 "Queue is full");
+- at most MAX_UI_SESSIONS browser sessions keep their state (the least recently used one starts afresh);
 - the events that play an episode (WORKBENCH_WRITES) spend the client's write budget, the one that
   /reset and /step spend (``ALICE_WRITES_PER_MINUTE``): 429 with a Retry-After over it.
 
@@ -21,8 +22,8 @@ from typing import Any, Iterator
 
 from fastapi import HTTPException
 
-from alice_app.server.guard import (MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_EVENT, MAX_QUEUED_EVENTS, WriteBudget,
-                                    client_key)
+from alice_app.server.guard import (MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_EVENT, MAX_QUEUED_EVENTS, MAX_UI_SESSIONS,
+                                    WriteBudget, client_key)
 
 WORKBENCH_WRITES = frozenset({"new_episode", "answer", "model_answer", "auto_play", "bank_episode"})
 
@@ -34,6 +35,7 @@ def guarded_workbench(services: Any, budget: WriteBudget | None = None) -> Any:
     from alice_app.ui import build_app
 
     demo = build_app(services)
+    demo.state_session_capacity = MAX_UI_SESSIONS
     settings = services.settings
     limit_queue(demo, budget or WriteBudget(settings.writes_per_minute), settings.behind_proxy)
     return demo

@@ -12,7 +12,8 @@ from fastapi import HTTPException
 
 from alice_app.server import workbench_guard
 from alice_app.server.asgi import UI_PATH, create_app
-from alice_app.server.guard import MAX_PENDING_PER_CLIENT, MAX_QUEUED_EVENTS, MAX_UI_BODY_BYTES, WriteBudget
+from alice_app.server.guard import (MAX_PENDING_PER_CLIENT, MAX_QUEUED_EVENTS, MAX_UI_BODY_BYTES, MAX_UI_SESSIONS,
+                                   WriteBudget)
 from alice_app.services import Services
 from tests.server.conftest import running_server
 
@@ -94,9 +95,10 @@ def test_episode_play_spends_the_write_budget_of_reset_and_step(workbench):
     assert join(workbench, "search_failures", search, "w-read", client).status_code == 200  # reads are not writes
 
 
-def test_the_queue_is_bounded(workbench):
+def test_the_queue_and_the_sessions_kept_are_bounded(workbench):
     mounted = next(route.app for route in workbench.server_app.routes if getattr(route, "path", None) == UI_PATH)
     assert mounted.get_blocks()._queue.max_size == MAX_QUEUED_EVENTS
+    assert mounted.state_holder.capacity == MAX_UI_SESSIONS
 
 
 def fake_event(fn, client):

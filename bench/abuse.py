@@ -8,7 +8,7 @@ The server runs as a public Space would be configured: ``ALICE_API_TOKEN`` and
 ``ALICE_SESSION_IDLE_S=5``, and ``ALICE_BEHIND_PROXY=1`` so that the bench can play distinct
 clients by the X-Forwarded-For header a proxy would set. The attacker replays the probes of issue
 14 round after round (bounded: ``--seconds`` and ``--max-rounds``): writes without the token, LaTeX
-bombs, a /reset flood, episode takeover and /state peeking, HTTP /mcp session creation, binary and
+bombs, a /reset flood (also from a new address of one IPv6 /64 each time), episode takeover and /state peeking, HTTP /mcp session creation, binary and
 surrogate input, a 1 MB body, idle sessions; and those of the workbench at /web: a 2 MB body to
 its queue, an upload, guarded writes (tags, deletion, curriculum, training) without the admin
 password, a burst of ten calls of one event, and a flood of new episodes (writes) from one client.
@@ -35,12 +35,12 @@ from websockets.asyncio.client import connect as ws_connect
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from alice_app.ui.episode import CHOSEN, TEMPLATE  # noqa: E402  (the Episode tab's source and wording)
 from bench.server import start_server  # noqa: E402
 
 TOKEN = "bench-token"
 ADMIN_PASSWORD = "bench-admin"
 WORKBENCH_API = "/web/gradio_api"
-CHOSEN = "family and level chosen above"
 ANY = "(all)"
 # Workbench writes that need the admin password, with inputs that would change shared data.
 GUARDED_UI_WRITES = {
@@ -64,6 +64,7 @@ class Tally:
         self.unauthorised_writes = 0
         self.workbench: dict[str, int] = {"oversize_accepted": 0, "uploads_accepted": 0, "burst_accepted": 0,
                                           "bursts": 0, "writes_accepted": 0, "writes_tried": 0}
+        self.rotated = {"tried": 0, "accepted": 0}  # resets from ever new addresses of one IPv6 /64
         self.lock = threading.Lock()
 
     def timed(self, call, *, unauthorised_write_if=None, label: str = ""):
@@ -155,6 +156,11 @@ def attack_round(http: httpx.Client, url: str, victim: str, tally: Tally) -> Non
                         label=f"step {bomb}")
     for _ in range(30):  # a reset flood: the write budget answers 429 at once
         tally.timed(lambda: http.post("/reset", json={}, headers=mallory), label="reset flood")
+    for _ in range(30):  # the same flood from a new address of one IPv6 /64 each time: still one client
+        rotated = headers(f"2001:db8:6:6::{tally.rotated['tried'] + 1:x}")
+        reply = tally.timed(lambda: http.post("/reset", json={}, headers=rotated), label="IPv6 rotation flood")
+        tally.rotated["tried"] += 1
+        tally.rotated["accepted"] += ok(reply)
     create = {"jsonrpc": "2.0", "method": "openenv/session/create", "params": {}, "id": 1}
     for _ in range(10):
         tally.timed(lambda: http.post("/mcp", json=create, headers=mallory),
@@ -216,7 +222,7 @@ def workbench_probes(http: httpx.Client, tally: Tally) -> None:
     tally.workbench["burst_accepted"] += sum(isinstance(r, httpx.Response) and r.status_code == 200 for r in burst)
     tally.workbench["bursts"] += 1
     for _ in range(30):  # new episodes: writes, within the client's write budget only
-        reply = tally.timed(lambda: bench.join("new_episode", [None, "negation_arithmetic", "easy", "7", CHOSEN], eve),
+        reply = tally.timed(lambda: bench.join("new_episode", [None, "negation_arithmetic", "easy", "7", CHOSEN, TEMPLATE], eve),
                             label="workbench new_episode flood")
         tally.workbench["writes_tried"] += 1
         tally.workbench["writes_accepted"] += isinstance(reply, httpx.Response) and reply.status_code == 200
@@ -309,6 +315,8 @@ def main() -> None:
                                                           / max(1, tally.workbench["bursts"]), 1),
         "workbench_writes_accepted_of_tried": f"{tally.workbench['writes_accepted']} of "
                                               f"{tally.workbench['writes_tried']} (budget: 120 + 120 a minute)",
+        "ipv6_rotation_resets_accepted_of_tried": f"{tally.rotated['accepted']} of {tally.rotated['tried']} "
+                                                  "(one /64: budget 120 + 120 a minute)",
         "sigterm_exit_s": round(sigterm_s, 2),
     }, indent=2))
 

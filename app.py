@@ -19,11 +19,11 @@ def main() -> int:
         return 2
     # gradio reads GRADIO_SERVER_PORT at import: validate first. The workbench has the queue limits and
     # the no-upload rule of the server's /web (its body-size limit needs the server: uvicorn alice_app.server:app).
-    from alice_app.server.guard import MAX_UI_SESSIONS, MAX_UPLOAD_BYTES
+    from alice_app.server.guard import MAX_UPLOAD_BYTES
     from alice_app.server.workbench_guard import guarded_workbench
     from alice_app.ui import launch
 
-    launch(guarded_workbench(services), settings, max_file_size=MAX_UPLOAD_BYTES, state_session_capacity=MAX_UI_SESSIONS)
+    launch(guarded_workbench(services), settings, max_file_size=MAX_UPLOAD_BYTES)
     return 0
 
 

@@ -8,8 +8,9 @@ The server runs as a public Space would be configured: ``ALICE_API_TOKEN`` and
 ``ALICE_SESSION_IDLE_S=5``, and ``ALICE_BEHIND_PROXY=1`` so that the bench can play distinct
 clients by the X-Forwarded-For header a proxy would set. The attacker replays the probes of issue
 14 round after round (bounded: ``--seconds`` and ``--max-rounds``): writes without the token, LaTeX
-bombs, a /reset flood (also from a new address of one IPv6 /64 each time), episode takeover and /state peeking, HTTP /mcp session creation, binary and
-surrogate input, a 1 MB body, idle sessions; and those of the workbench at /web: a 2 MB body to
+bombs, a /reset flood (also from a new address of one IPv6 /64 each time), episode takeover and
+/state peeking, HTTP /mcp session creation, binary and surrogate input, a 1 MB body, idle sessions;
+and those of the workbench at /web: a 2 MB body to
 its queue, an upload, guarded writes (tags, deletion, curriculum, training) without the admin
 password, a burst of ten calls of one event, and a flood of new episodes (writes) from one client.
 Prints the figures the issue asks for: requests tried, requests over 2 s, writes without
@@ -222,8 +223,8 @@ def workbench_probes(http: httpx.Client, tally: Tally) -> None:
     tally.workbench["burst_accepted"] += sum(isinstance(r, httpx.Response) and r.status_code == 200 for r in burst)
     tally.workbench["bursts"] += 1
     for _ in range(30):  # new episodes: writes, within the client's write budget only
-        reply = tally.timed(lambda: bench.join("new_episode", [None, "negation_arithmetic", "easy", "7", CHOSEN, TEMPLATE], eve),
-                            label="workbench new_episode flood")
+        task = [None, "negation_arithmetic", "easy", "7", CHOSEN, TEMPLATE]
+        reply = tally.timed(lambda: bench.join("new_episode", task, eve), label="workbench new_episode flood")
         tally.workbench["writes_tried"] += 1
         tally.workbench["writes_accepted"] += isinstance(reply, httpx.Response) and reply.status_code == 200
 

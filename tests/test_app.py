@@ -1,13 +1,14 @@
 """`python app.py`: with a broken setting or database, one clear line, exit code 2, file untouched; running,
 the workbench with the server's queue limits."""
 import os
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
+
+from bench.server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,12 +35,6 @@ def test_a_bad_port_is_refused_with_one_line(tmp_path):
     result = run_app({"ALICE_DATA_DIR": str(tmp_path), "GRADIO_SERVER_PORT": "abc"})
     assert result.returncode == 2
     assert result.stderr.startswith("error: GRADIO_SERVER_PORT")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_the_workbench_of_python_app_py_has_the_server_s_queue_limits(tmp_path):
@@ -71,3 +66,16 @@ def test_the_workbench_of_python_app_py_has_the_server_s_queue_limits(tmp_path):
     finally:
         app.terminate()
         app.wait(timeout=30)
+
+
+def test_launching_keeps_the_number_of_sessions_the_workbench_keeps(services):
+    from alice_app.server.guard import MAX_UI_SESSIONS
+    from alice_app.server.workbench_guard import guarded_workbench
+    from alice_app.ui import launch
+
+    demo = guarded_workbench(services)
+    launch(demo, services.settings.with_overrides(server_port=free_port()), prevent_thread_lock=True)
+    try:
+        assert demo.state_holder.capacity == MAX_UI_SESSIONS  # Blocks.launch alone would make it 10,000
+    finally:
+        demo.close()

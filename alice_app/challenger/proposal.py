@@ -73,13 +73,13 @@ OP_ORDERS = {op: re.compile(rf"(?:^|[.;:,!?]\s*|\bthen\s+|\band\s+)(?:please\s+)
 # {claim2}", "Add {a} and {claim}"). The engine's answer ignores the distractors, so such a wording would
 # ask for something else than the answer it gets. Naming a distractor ("not equal to {claim}", "{claim}
 # would be {a} plus {b}") computes nothing with it.
-_CLAIM = r"\{claim\d?\}"
+_CLAIM, _OPERAND = r"\{claim\d?\}", r"\{[abc]\}"
 _OPERATOR = r"(?:plus|minus|times|multiplied\s+by|[-+×*])"
 _CLAIM_OPERAND = re.compile(
     rf"{_OPERATOR}\s*\(?\s*{_CLAIM}|{_CLAIM}\s*\)?\s*{_OPERATOR}"
     rf"|\b(?:add|subtract|multiply|deduct)\s+{_CLAIM}"
     rf"|\b(?:add(?:ed)?|subtract(?:ed)?|deduct(?:ed)?)\s+(?:it\s+)?(?:to|from)\s+{_CLAIM}"
-    rf"|\b(?:add|multiply)\s+\{{[abc]\}}(?:\s*,\s*\{{[abc]\}})*\s*(?:,\s*)?(?:and|by|with)\s+{_CLAIM}",
+    rf"|\b(?:add|multiply)\s+{_OPERAND}(?:\s*,\s*{_OPERAND})*\s*(?:,\s*)?(?:and|by|with)\s+{_CLAIM}",
     re.IGNORECASE)
 # A request for a result: a question word, or a verb ordering a computation at the start of a clause or
 # after ","/":"/"then" ("If you add {a} and {b} you get {claim}?" requests nothing). Two clauses (split at
@@ -88,7 +88,6 @@ _CLAIM_OPERAND = re.compile(
 _CLAUSES = re.compile(r"[.?!;]+|\bbut\b", re.IGNORECASE)
 _REQUEST = re.compile(r"\b(?:what|how\s+much|how\s+many)\b|(?:^\s*|[,:]\s*|\bthen\s+)(?:please\s+)?(?:compute"
                       r"|calculate|find|work\s+out|evaluate|solve|add|subtract|multiply)\b", re.IGNORECASE)
-_OPERAND_SLOT = re.compile(r"\{[abc]\}")
 _LINE = re.compile(r"^\s*(template|op)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _JSON_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", re.DOTALL)
 
@@ -267,7 +266,7 @@ def _check_wording(proposal: Proposal) -> None:
     if computed:
         raise Rejected("claim_operand", f"{computed.group(0)!r} computes with a distractor; the answer is computed "
                                         "from the operands only")
-    requests = [c.strip() for c in _CLAUSES.split(proposal.template) if _REQUEST.search(c) and _OPERAND_SLOT.search(c)]
+    requests = [c.strip() for c in _CLAUSES.split(proposal.template) if _REQUEST.search(c) and re.search(_OPERAND, c)]
     if len(requests) > 1:
         raise Rejected("two_questions", f"the wording asks {len(requests)} things ({requests[0][:40]!r} and "
                                         f"{requests[1][:40]!r}): ask once")

@@ -47,6 +47,8 @@ def build_app(services) -> gr.Blocks:
 
 
 def launch(demo: gr.Blocks, settings, **options):
-    """Launch on the configured address with the workbench's theme and CSS."""
+    """Launch on the configured address with the workbench's theme and CSS, keeping the number of browser
+    sessions whose state ``demo`` was built to keep (``Blocks.launch`` would reset it to its own default)."""
+    options.setdefault("state_session_capacity", demo.state_session_capacity)
     return demo.launch(server_name=settings.server_name, server_port=settings.server_port,
                        theme=gr.themes.Soft(), css=CSS, **options)

@@ -254,7 +254,6 @@ def test_uvicorn_exits_promptly_on_sigterm_after_latex_answers(tmp_path):
             server.kill()
 
 
-
 def test_the_guard_reads_the_proxy_s_entry_of_the_scope():
     scope = {"headers": [(b"x-forwarded-for", b"10.9.9.9, 2001:db8:1:2:aaaa::1")], "client": ("10.0.0.9", 1)}
     assert client_key(scope, behind_proxy=True) == "2001:db8:1:2::/64"

@@ -169,3 +169,37 @@ def _right_to_left(flat: list[str]) -> list[str]:
     for number, operator in zip(flat[-3::-2], flat[-2::-2]):
         tokens = ["(", number, operator, *tokens, ")"]
     return tokens[1:-1] if len(tokens) > 1 else tokens
+
+
+def working(expr: str) -> list[str]:
+    """The steps of evaluating ``expr`` one operation at a time, innermost parentheses first, then × and ÷,
+    then + and - from left to right: ["8 × 5 = 40", "1 + 40 = 41"] for "1 + 8 × 5". When a step's result is
+    not whole, the working is the one line "expression = value" ("7 ÷ 2 = 7/2"); [] when ``expr`` is not plain
+    arithmetic (or divides by zero) or is a single number."""
+    tokens = tokenize(expr)
+    total = _safe(tokens) if tokens else None
+    if total is None:
+        return []
+    steps: list[str] = []
+    while len(tokens) > 1:
+        start, end = _innermost(tokens)
+        inner = tokens[start:end]
+        if len(inner) == 1:  # "(40)" → "40"
+            tokens = tokens[:start - 1] + inner + tokens[end + 1:]
+            continue
+        products = [i for i, token in enumerate(inner) if token in ("×", "÷")]
+        at = products[0] if products else next(i for i, token in enumerate(inner) if token in ("+", "-"))
+        result = evaluate_tokens(inner[at - 1:at + 2])
+        if isinstance(result, Fraction):
+            return [f"{render(tokenize(expr))} = {total}"]
+        steps.append(f"{render(inner[at - 1:at + 2])} = {result}")
+        tokens = tokens[:start + at - 1] + [str(result)] + tokens[start + at + 2:]
+    return steps
+
+
+def _innermost(tokens: Sequence[str]) -> tuple[int, int]:
+    """(start, end) of the tokens inside the first innermost parentheses, or of all the tokens."""
+    if ")" not in tokens:
+        return 0, len(tokens)
+    close = tokens.index(")")
+    return max(i for i in range(close) if tokens[i] == "(") + 1, close

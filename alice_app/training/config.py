@@ -15,6 +15,7 @@ LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
 LR_SCHEDULES: tuple[str, ...] = ("constant", "linear", "cosine")
 REPORTERS: tuple[str, ...] = ("tensorboard", "trackio", "wandb")  # TRL/transformers integrations
 VLLM_MODES: tuple[str, ...] = ("colocate", "server")
+WARM_START_SOURCES: tuple[str, ...] = ("samples", "worked")
 MAX_STEPS = 100_000  # far beyond any run this workbench makes; a typo of 10**9 steps must not validate
 # (field, lowest, highest) of the whole-number sizes; the highest values are far beyond any sensible run.
 SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
@@ -101,8 +102,12 @@ class TrainConfig:
         "frames ('Priya says the answer is 12, but that is a mistake. What do 3 and 7 add up to?'); same numbers "
         "and answer; negation_arithmetic, false_claim and plain_arithmetic; evaluation keeps the default wording"))
     warm_start_prompts: int = field(default=0, metadata=_help(
-        "rejection-sampling warm start: before GRPO, the policy answers this many training prompts num_generations "
-        "times; one epoch of fine-tuning on its correct, self-consistent answers (at most 2 per prompt); 0 = off"))
+        "warm start: before GRPO, one epoch of fine-tuning on correct answers to this many training prompts "
+        "(warm_start_source says whose); 0 = off"))
+    warm_start_source: str = field(default="samples", metadata=_help(
+        "samples: the policy answers each prompt num_generations times and learns its correct, self-consistent "
+        "answers (at most 2 per prompt); worked: the engine's working of each task (one operation a line, then "
+        "the answer line), the task asked in every wording its family offers; nothing sampled", WARM_START_SOURCES))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
@@ -142,6 +147,8 @@ class TrainConfig:
         _check(bool(self.lora_targets), "lora_targets must name at least one module (e.g. q_proj)")
         _check(set(self.report_to) <= set(REPORTERS),
                f"report_to takes {', '.join(REPORTERS)}, not {', '.join(sorted(set(self.report_to) - set(REPORTERS)))}")
+        _check(self.warm_start_source in WARM_START_SOURCES, "warm_start_source must be one of "
+               f"{', '.join(WARM_START_SOURCES)}, not {_brief(self.warm_start_source)}")
         _check(self.vllm_mode in VLLM_MODES, f"vllm_mode must be one of {', '.join(VLLM_MODES)}, not {_brief(self.vllm_mode)}")
         self._check_families()
         return self

@@ -76,9 +76,19 @@ def training_messages(no_format_share: float = 0.0, rephrase_share: float = 0.0,
         if rephrase_share and worded is task:
             worded = rephrased(task, rephrase_share)
         messages = task_messages(worded)
-        if no_format_share and without_format(task, no_format_share):
-            last = messages[-1]
-            messages[-1] = {**last, "content": last["content"].replace(f"\n{ANSWER_FORMAT}", "").strip()}
-        return messages
+        return format_free(messages) if no_format_share and without_format(task, no_format_share) else messages
 
     return build
+
+
+def format_free(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``messages`` with the "Answer: <number>" line taken out of the last one."""
+    last = messages[-1]
+    return [*messages[:-1], {**last, "content": last["content"].replace(f"\n{ANSWER_FORMAT}", "").strip()}]
+
+
+def wordings(task: Task) -> list[Task]:
+    """``task`` in each wording its family offers, the numbers and answer unchanged: its own, another
+    phrasing, and a free composition (the families that have them), each prompt once."""
+    variants = [task, rephrased(task, 1.0), freely_worded(task, 1.0)]
+    return list({variant.prompt: variant for variant in variants}.values())

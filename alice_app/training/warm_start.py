@@ -1,6 +1,6 @@
-"""Rejection-sampling warm start: before the first GRPO step, the policy learns from its own correct answers.
+"""The warm start: before the first GRPO step, the policy is fine-tuned on correct answers.
 
-The policy answers ``warm_start_prompts`` training prompts (uniform over the run's families × levels,
+Two sources (``TrainConfig.warm_start_source``). ``samples``, rejection sampling: the policy answers ``warm_start_prompts`` training prompts (uniform over the run's families × levels,
 asked as training asks them) ``num_generations`` times each, at the GRPO temperature. The verifier
 keeps a completion only when it is correct and its final answer agrees with its own last computed
 result (so "6 + 6 = 12. The answer is 6" is never taught); at most ``KEEP_PER_PROMPT`` distinct
@@ -9,6 +9,12 @@ of supervised fine-tuning on those completions (loss on the completion only) mov
 before GRPO starts, where fewer groups are then all wrong. It runs inside ``trainer.train()`` (a
 callback on the first ``on_train_begin``), so its time counts as training time; a resumed run skips
 it (the checkpoint already holds it).
+
+``worked``: the engine writes the answers. Each of ``warm_start_prompts`` training tasks is asked in every
+wording its family offers (its own, another phrasing, a free composition; the template wording keeps the
+"Answer: <number>" line, the others lose it), and the completion is the task's own working, one operation a
+line ("8 × 5 = 40", "1 + 40 = 41"), then "Answer: 41": the question's operands, never a distractor, in any
+wording. Nothing is sampled, so it costs only the fine-tuning (about a minute for a hundred tasks on a CPU).
 """
 from __future__ import annotations
 
@@ -16,8 +22,10 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
+from alice_app.arithmetic import working
 from alice_app.shortcuts import contradicts_own_result
 from alice_app.training.feed import FeedItem, static_items
+from alice_app.training.prompts import format_free, task_messages, training_messages, wordings
 from alice_app.types import Task
 
 KEEP_PER_PROMPT = 2  # distinct correct completions kept per prompt
@@ -62,6 +70,25 @@ def keep_correct(items: Sequence[FeedItem], completions: Sequence[Sequence[str]]
                 kept.append(text)
         examples.extend(Example(item.messages, text) for text in kept)
     return examples, correct
+
+
+def worked_completion(task: Task) -> str:
+    """The engine's solution of ``task``: the working of its expression, one operation a line, when the task is
+    arithmetic over its operands (negation_arithmetic, false_claim, plain_arithmetic, distractor_order_of_ops),
+    then the answer line; the answer line alone for the others."""
+    return "\n".join([*working(str((task.metadata or {}).get("expression", ""))), f"Answer: {task.answer}"])
+
+
+def worked_examples(tasks: Sequence[Task]) -> list[Example]:
+    """Each task in each of its wordings (the first with the format line, the others without), answered by
+    ``worked_completion``."""
+    examples = []
+    for task in tasks:
+        completion = worked_completion(task)
+        for index, variant in enumerate(wordings(task)):
+            messages = task_messages(variant)
+            examples.append(Example(tuple(messages if index == 0 else format_free(messages)), completion))
+    return examples
 
 
 def warm_start_items(families: Sequence[str], n: int, seed: int,
@@ -140,6 +167,17 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
                            seconds=time.perf_counter() - started)
 
 
+def run_worked_start(model: Any, tokenizer: Any, tasks: Sequence[Task], *, learning_rate: float,
+                     should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
+    """Fine-tune on the engine's worked solutions of ``tasks`` in all their wordings; nothing is sampled."""
+    started = time.perf_counter()
+    examples = worked_examples(tasks)
+    losses = fine_tune(model, tokenizer, examples, learning_rate, should_stop)
+    return WarmStartReport(prompts=len(tasks), samples=0, correct=0, kept=len(examples), steps=len(losses),
+                           mean_loss=sum(losses) / len(losses) if losses else None,
+                           seconds=time.perf_counter() - started)
+
+
 class WarmStartCallback:
     """Runs the warm start at the start of a fresh (not resumed) run and hands its report on."""
 
@@ -157,17 +195,20 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
                         should_stop: Callable[[], bool] = lambda: False) -> Any:
     """The trainer callback of ``config``'s warm start (``config.warm_start_prompts`` prompts)."""
     from alice_app.training.callbacks import as_trainer_callback
-    from alice_app.training.prompts import training_messages
 
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
                              training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
 
     def start(model: Any) -> WarmStartReport:
         on_phase("warm-start")
-        report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,
-                                num_generations=config.num_generations, temperature=config.temperature,
-                                max_tokens=config.max_completion_length, learning_rate=config.learning_rate,
-                                should_stop=should_stop)
+        if config.warm_start_source == "worked":
+            report = run_worked_start(model, tokenizer, [item.task for item in items],
+                                      learning_rate=config.learning_rate, should_stop=should_stop)
+        else:
+            report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,
+                                    num_generations=config.num_generations, temperature=config.temperature,
+                                    max_tokens=config.max_completion_length, learning_rate=config.learning_rate,
+                                    should_stop=should_stop)
         on_phase("training")
         return report
 

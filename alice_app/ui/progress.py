@@ -112,11 +112,14 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
 
 
 def warm_start_line(row: Mapping[str, Any]) -> str:
-    """"Warm start: 23 correct answers kept of 128 samples (16 prompts) · 6 fine-tuning steps · loss 0.41 · 95 s"."""
+    """"Warm start: 23 correct answers kept of 128 samples (16 prompts) · 6 fine-tuning steps · loss 0.41 · 95 s",
+    or, for the engine's worked solutions (nothing sampled), "Warm start: 281 worked solutions (96 tasks in all
+    their wordings) · …"."""
     loss = row.get("warm_start_mean_loss")
-    return (f"Warm start: {int(row.get('warm_start_kept', 0))} correct answers kept of "
-            f"{int(row.get('warm_start_samples', 0))} samples ({int(row.get('warm_start_prompts', 0))} prompts) · "
-            f"{int(row.get('warm_start_steps', 0))} fine-tuning steps"
+    kept, samples, prompts = (int(row.get(f"warm_start_{key}", 0)) for key in ("kept", "samples", "prompts"))
+    taught = (f"{kept} correct answers kept of {samples} samples ({prompts} prompts)" if samples else
+              f"{kept} worked solutions ({prompts} tasks in all their wordings)")
+    return (f"Warm start: {taught} · {int(row.get('warm_start_steps', 0))} fine-tuning steps"
             + (f" · loss {loss:.3g}" if isinstance(loss, (int, float)) else "")
             + f" · {format_duration(row.get('warm_start_seconds'))}")
 
@@ -146,11 +149,22 @@ def _mode_factor(mode: str) -> float:
     return EPISODE_STEP_FACTOR if mode == "episode" else 1.0
 
 
+# One GRPO step's time fine-tunes on the worked solutions of about this many tasks (measured on the 2-core CPU:
+# 96 tasks of three families, 281 examples, in 260 s, where a step of 8 completions took about 20 s).
+WORKED_TASKS_PER_STEP = 8
+
+
+def warm_start_step_equivalents(prompts: int, source: str, prompts_per_step: int) -> float:
+    """How many GRPO steps' time a warm start of ``prompts`` takes: sampling answers them as steps do;
+    the engine's worked solutions need only the fine-tuning."""
+    return prompts / (WORKED_TASKS_PER_STEP if source == "worked" else prompts_per_step)
+
+
 def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, float], setup_s: float, source: str,
                     warm_start_steps: float = 0.0) -> str:
     """The warning shown before Start: how long the run should take on this machine (a range until a
-    run has been measured here). A warm start samples as many completions as ``warm_start_steps`` GRPO
-    steps do; a step's time bounds it."""
+    run has been measured here). A warm start takes about the time of ``warm_start_steps`` GRPO steps
+    (``warm_start_step_equivalents``)."""
     evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
 
     def span(values) -> str:
@@ -159,7 +173,7 @@ def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, fl
 
     totals = [setup_s + (steps + warm_start_steps) * step + evaluation for step in step_s]
     per_step = "–".join(dict.fromkeys(f"{step:.1f}" for step in step_s))
-    warm = (f"up to {span([warm_start_steps * step for step in step_s])} warm start (the completions of "
+    warm = (f"up to {span([warm_start_steps * step for step in step_s])} warm start (about the time of "
             f"{warm_start_steps:g} steps), " if warm_start_steps else "")
     return (f"Expected: about **{span(totals)}**: {steps} steps × {per_step} s, {warm}"
             f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "

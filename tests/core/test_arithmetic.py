@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from alice_app.arithmetic import mistakes, tokenize, value
+from alice_app.arithmetic import mistakes, tokenize, value, working
 
 
 @pytest.mark.parametrize("expr, expected", [
@@ -29,3 +29,24 @@ def test_mistakes_cover_swapped_operators_dropped_parentheses_and_left_to_right(
 
 def test_tokenize_folds_unary_minus():
     assert tokenize("-3 - -4") == ["-3", "-", "-4"]
+
+
+@pytest.mark.parametrize("expr, steps", [
+    ("1 + 8", ["1 + 8 = 9"]),
+    ("1 + 8 × 5", ["8 × 5 = 40", "1 + 40 = 41"]),
+    ("5 - 2 - 1", ["5 - 2 = 3", "3 - 1 = 2"]),  # left to right
+    ("(1 + 2) × (7 - 3)", ["1 + 2 = 3", "7 - 3 = 4", "3 × 4 = 12"]),
+    ("2 × (5 - 7) + 1", ["5 - 7 = -2", "2 × -2 = -4", "-4 + 1 = -3"]),
+    ("3 + 4 ÷ 2", ["4 ÷ 2 = 2", "3 + 2 = 5"]),
+    ("7 ÷ 2 + 1", ["7 ÷ 2 + 1 = 9/2"]),  # a step that is not whole: the whole expression in one line
+    ("7", []), ("seven", []), ("1 ÷ 0", []),
+])
+def test_working_takes_one_operation_a_step_in_the_usual_order(expr, steps):
+    assert working(expr) == steps
+
+
+def test_every_working_step_is_true_and_the_last_one_is_the_value():
+    for expr in ("12 - 3 × 4 + 8", "(9 - 4) × (2 + 6) - 7", "3 × 4 × 5 + 1", "((2 + 3)) × 4"):
+        steps = working(expr)
+        assert all(value(left) == value(right) for left, right in (step.split(" = ") for step in steps))
+        assert value(steps[-1].split(" = ")[1]) == value(expr)

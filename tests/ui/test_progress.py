@@ -22,3 +22,11 @@ def test_setup_time_leaves_the_warm_start_out_and_the_panel_reports_it():
     assert ("Warm start: 6 correct answers kept of 32 samples (8 prompts) · 2 fine-tuning steps · loss 0.412 · "
             "1m 10s") in panel
     assert "Last step: reward 0.5" in panel
+
+
+def test_a_worked_warm_start_is_reported_as_worked_solutions_not_samples():
+    row = {"warm_start_prompts": 96, "warm_start_samples": 0, "warm_start_correct": 0, "warm_start_kept": 281,
+           "warm_start_steps": 71, "warm_start_mean_loss": 0.12, "warm_start_seconds": 260.0}
+    line = progress.warm_start_line(row)
+    assert line.startswith("Warm start: 281 worked solutions (96 tasks in all their wordings) · 71 fine-tuning steps")
+    assert "samples" not in line

@@ -74,7 +74,10 @@ def test_the_expected_time_is_shown_before_start(services):
     assert "40 steps × 6.0 s" in scaled and "(8 completions a step, scaled to 16)" in scaled
     assert "40 steps × 6.0 s" in training.expected_time(services, *form(services, steps="40", mode="episode"))
     warm = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16"))
-    assert "up to 24s warm start (the completions of 8 steps)" in warm  # 16 prompts, 2 per step, 3.0 s a step
+    assert "up to 24s warm start (about the time of 8 steps)" in warm  # 16 prompts, 2 per step, 3.0 s a step
+    worked = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16",
+                                                    warm_start_source="worked"))
+    assert "up to 6s warm start (about the time of 2 steps)" in worked  # nothing sampled: 8 tasks a step's time
 
 
 def test_the_form_offers_every_recipe_setting_and_passes_it_on(services):

@@ -110,6 +110,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
     hint = ("Go through the list one number at a time, mark each number that has the property, "
             "then count the numbers you did NOT mark.")
     metadata = {"template": config.template, "operands": values, "operator": "count", "distractors": [],
+                "counted": [x for x, hit in zip(values, has) if not hit],  # the numbers without the property
                 "positive": positive_phrase(combine, properties),
                 "negated": True, "alternatives": [v for v in dict.fromkeys([len(values) - answer, len(values)])
                                                   if v != answer],

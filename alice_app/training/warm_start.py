@@ -1,6 +1,7 @@
 """The warm start: before the first GRPO step, the policy is fine-tuned on correct answers.
 
-Two sources (``TrainConfig.warm_start_source``). ``samples``, rejection sampling: the policy answers ``warm_start_prompts`` training prompts (uniform over the run's families × levels,
+Two sources (``TrainConfig.warm_start_source``). ``samples``, rejection sampling: the policy answers
+``warm_start_prompts`` training prompts (uniform over the run's families × levels,
 asked as training asks them) ``num_generations`` times each, at the GRPO temperature. The verifier
 keeps a completion only when it is correct and its final answer agrees with its own last computed
 result (so "6 + 6 = 12. The answer is 6" is never taught); at most ``KEEP_PER_PROMPT`` distinct
@@ -12,9 +13,10 @@ it (the checkpoint already holds it).
 
 ``worked``: the engine writes the answers. Each of ``warm_start_prompts`` training tasks is asked in every
 wording its family offers (its own, another phrasing, a free composition; the template wording keeps the
-"Answer: <number>" line, the others lose it), and the completion is the task's own working, one operation a
-line ("8 × 5 = 40", "1 + 40 = 41"), then "Answer: 41": the question's operands, never a distractor, in any
-wording. Nothing is sampled, so it costs only the fine-tuning (about a minute for a hundred tasks on a CPU).
+"Answer: <number>" line, the others lose it), and the completion is the engine's solution
+(``alice_app.tasks.solutions``: the working, one operation a line, "8 × 5 = 40", "1 + 40 = 41", then
+"Answer: 41"): the question's operands, never a distractor, in any wording. Nothing is sampled, so it
+costs only the fine-tuning (about a minute for 25 tasks on a CPU).
 """
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
-from alice_app.arithmetic import working
 from alice_app.shortcuts import contradicts_own_result
+from alice_app.tasks.solutions import worked_solution
 from alice_app.training.feed import FeedItem, static_items
 from alice_app.training.prompts import format_free, task_messages, training_messages, wordings
 from alice_app.types import Task
@@ -72,19 +74,12 @@ def keep_correct(items: Sequence[FeedItem], completions: Sequence[Sequence[str]]
     return examples, correct
 
 
-def worked_completion(task: Task) -> str:
-    """The engine's solution of ``task``: the working of its expression, one operation a line, when the task is
-    arithmetic over its operands (negation_arithmetic, false_claim, plain_arithmetic, distractor_order_of_ops),
-    then the answer line; the answer line alone for the others."""
-    return "\n".join([*working(str((task.metadata or {}).get("expression", ""))), f"Answer: {task.answer}"])
-
-
 def worked_examples(tasks: Sequence[Task]) -> list[Example]:
     """Each task in each of its wordings (the first with the format line, the others without), answered by
-    ``worked_completion``."""
+    the engine's ``worked_solution``."""
     examples = []
     for task in tasks:
-        completion = worked_completion(task)
+        completion = worked_solution(task)
         for index, variant in enumerate(wordings(task)):
             messages = task_messages(variant)
             examples.append(Example(tuple(messages if index == 0 else format_free(messages)), completion))

@@ -60,29 +60,6 @@ def test_a_report_without_fine_tuning_steps_leaves_the_loss_out():
     assert "warm_start_mean_loss" not in report.as_metrics()
 
 
-def test_the_engines_worked_solution_is_correct_consistent_and_uses_only_the_tasks_operands():
-    """For every family and level: the verifier accepts it, it never contradicts its own working, and the
-    arithmetic families' working starts from the question's operands, never a distractor."""
-    from alice_app.shortcuts import contradicts_own_result
-    from alice_app.tasks.registry import family_names
-    from alice_app.training.warm_start import worked_completion
-
-    verifier = VerifierStack()
-    for family in family_names():
-        for level in ("easy", "medium", "hard"):
-            for seed in range(6):
-                task = generate_task(family, level, seed)
-                text = worked_completion(task)
-                verdict = verifier.verify(task, text)
-                assert verdict.is_correct and text.endswith(f"Answer: {task.answer}"), (task.id, text)
-                assert not contradicts_own_result(text, verdict.extracted), (task.id, text)
-                if task.metadata.get("expression"):
-                    assert text.count("\n") >= 1, (task.id, text)  # the working, then the answer line
-                    first = text.split(" = ")[0]
-                    assert not any(str(d) in first.split() for d in task.metadata.get("distractors", [])
-                                   if str(d) not in map(str, task.metadata["operands"])), (task.id, text)
-
-
 def test_worked_examples_ask_each_task_in_all_its_wordings_with_one_answer():
     from alice_app.tasks._common import ANSWER_FORMAT
     from alice_app.training.warm_start import worked_examples
@@ -94,7 +71,7 @@ def test_worked_examples_ask_each_task_in_all_its_wordings_with_one_answer():
     assert ANSWER_FORMAT in prompts[0] and not any(ANSWER_FORMAT in p for p in prompts[1:])
     assert {e.completion for e in examples} == {f"9 - 8 = 1\nAnswer: {task.answer}"}
     comparison = worked_examples([generate_task("negated_comparison", "easy", 3)])
-    assert len(comparison) == 2 and comparison[0].completion == "Answer: 84"  # no free wording; no expression
+    assert len(comparison) == 2 and comparison[0].completion == "84 < 90\nAnswer: 84"  # no free wording
 
 
 def test_the_source_must_be_known():

@@ -1,0 +1,71 @@
+"""The engine's own solution of a task, written out as a careful solver would: the working, then the answer
+line. Built from the task's metadata (the numbers the family drew), never from a model, so it is correct
+by construction; the warm start (``TrainConfig.warm_start_source="worked"``) teaches it.
+
+* an arithmetic task (``expression`` in its metadata: negation_arithmetic, false_claim, plain_arithmetic,
+  distractor_order_of_ops): its expression evaluated one operation a line ("8 × 5 = 40", "1 + 40 = 41");
+  the distractors never appear;
+* negated_comparison: each option that is an expression worked out (the answer's last), then the values in
+  order ("16 < 41 < 69 < 93");
+* exclusion_counting: the numbers that have the property, the others, and how many the others are;
+* double_negation: how many negations there are, whether they cancel, which candidate that leaves, and its
+  working;
+* a control twin: the same, less the negation (the numbers that have the property, the named candidate);
+* any other task (reasoning-gym adapters): the answer line alone.
+"""
+from __future__ import annotations
+
+from alice_app.arithmetic import value, working
+from alice_app.types import Task
+
+
+def worked_solution(task: Task) -> str:
+    """The working lines of ``task`` and its "Answer: …" line, one per line."""
+    return "\n".join([*worked_steps(task), f"Answer: {task.answer}"])
+
+
+def worked_steps(task: Task) -> list[str]:
+    """The working of ``task`` (see the module docstring); [] when its family has none."""
+    metadata = task.metadata or {}
+    if metadata.get("expression"):
+        return working(str(metadata["expression"]))
+    solve = _BY_OPERATOR.get(str(metadata.get("operator")))
+    if solve:
+        return solve(task)
+    return _double_negation(task) if metadata.get("negation_depth") else []
+
+
+def _comparison(task: Task) -> list[str]:
+    options, values = task.metadata["options"], task.metadata["values"]
+    answer_first = sorted(zip(options, values), key=lambda pair: str(pair[1]) == task.answer)
+    steps = [line for option, _ in answer_first for line in working(option)]
+    return steps + [" < ".join(str(v) for v in sorted(values))]
+
+
+def _counting(task: Task) -> list[str]:
+    counted, listed = task.metadata.get("counted"), task.metadata["operands"]
+    if counted is None:
+        return []
+    others = list(listed)
+    for number in counted:
+        others.remove(number)
+    named, listing = task.metadata["positive"], lambda numbers: ", ".join(map(str, numbers)) or "none"
+    if task.metadata.get("control_of"):  # the control twin counts the numbers that have the property
+        return [f"The numbers that {named}: {listing(others)}. That is {len(others)} numbers."]
+    return [f"The numbers that {named}: {listing(others)}.",
+            f"The others: {listing(counted)}. That is {len(counted)} numbers."]
+
+
+def _double_negation(task: Task) -> list[str]:
+    depth, named = int(task.metadata["negation_depth"]), str(task.metadata["named"])
+    chosen = [c for c in task.metadata.get("candidates", ()) if str(value(str(c))) == task.answer]
+    if len(chosen) != 1:
+        return []
+    if task.metadata.get("control_of"):  # the control twin names the answer outright
+        return working(str(chosen[0]))
+    rule = (f"{depth} negations cancel out, so the answer is {named}." if depth % 2 == 0 else
+            f"{depth} negations leave one: the answer is not {named}, so it is {chosen[0]}.")
+    return [rule, *working(str(chosen[0]))]
+
+
+_BY_OPERATOR = {"compare": _comparison, "count": _counting}

@@ -1,0 +1,50 @@
+"""The engine's worked solutions (alice_app.tasks.solutions): correct, self-consistent, and free of
+distractors, for every family, level and control twin."""
+import pytest
+
+from alice_app.shortcuts import contradicts_own_result
+from alice_app.tasks.registry import control_of, family_names, generate_task, has_control
+from alice_app.tasks.solutions import worked_solution, worked_steps
+from alice_app.verify.stack import VerifierStack
+
+VERIFIER = VerifierStack()
+
+
+def _tasks(family):
+    for level in ("easy", "medium", "hard"):
+        for seed in range(8):
+            task = generate_task(family, level, seed)
+            yield task
+            if has_control(family):
+                yield control_of(task)
+
+
+@pytest.mark.parametrize("family", family_names())
+def test_the_solution_is_accepted_and_agrees_with_its_own_working(family):
+    for task in _tasks(family):
+        text = worked_solution(task)
+        verdict = VERIFIER.verify(task, text)
+        assert verdict.is_correct and text.endswith(f"Answer: {task.answer}"), (task.id, task.family, text)
+        assert not contradicts_own_result(text, verdict.extracted), (task.id, task.family, text)
+
+
+@pytest.mark.parametrize("family", [f for f in family_names() if not f.startswith("rg_")])
+def test_every_built_in_family_shows_its_working_and_never_computes_with_a_distractor(family):
+    for task in _tasks(family):
+        steps = worked_steps(task)
+        named_number = task.family == "double_negation_control" and task.metadata["template"] == "numbers"
+        assert steps or named_number, (task.id, task.family)  # "The answer is 8." leaves nothing to work out
+        operands = {str(n) for n in task.metadata.get("operands", ())}
+        lonely = {str(d) for d in task.metadata.get("distractors", ())} - operands
+        assert not any(d in step.split() for step in steps for d in lonely), (task.id, steps)
+
+
+def test_the_working_of_each_kind():
+    assert worked_solution(generate_task("distractor_order_of_ops", "easy", 3)) == "8 × 5 = 40\n1 + 40 = 41\nAnswer: 41"
+    count = generate_task("exclusion_counting", "easy", 5)  # how many of 4, 1, 3, 2, 6 are NOT greater than 2?
+    assert worked_steps(count) == ["The numbers that are greater than 2: 4, 3, 6.", "The others: 1, 2. That is 2 numbers."]
+    assert worked_steps(control_of(count)) == ["The numbers that are greater than 2: 4, 3, 6. That is 3 numbers."]
+    triple = generate_task("double_negation", "hard", 5)  # three negations of "3 + 2 × 6"
+    assert worked_steps(triple) == ["3 negations leave one: the answer is not 3 + 2 × 6, so it is (3 + 2) × 6.",
+                                    "3 + 2 = 5", "5 × 6 = 30"]
+    assert worked_steps(generate_task("negated_comparison", "hard", 5)) == ["16 < 41 < 69 < 93"]

@@ -79,6 +79,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         check_seed(args.seed + args.seeds - 1)
         check_families(args.families)
         args.settings = shared_settings(args.overrides, args.families)
+        if args.quick:  # a pipeline check: a warm start of two tasks, not TrainConfig's 64
+            args.settings.setdefault("warm_start_prompts", 2)
         check_arms(args.arms, args.settings)
     except ValueError as exc:
         parser.error(str(exc))

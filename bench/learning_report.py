@@ -158,8 +158,15 @@ RUN_KEYS = ("steps", "eval_n_per_cell", "curve_n_per_cell", "eval_every", "hunt_
 
 
 def run_meta(args) -> dict:
-    """What a run was asked to do (kept with its raw arms, so a re-summary reports the same)."""
-    return {key: getattr(args, key, None) for key in RUN_KEYS}
+    """What a run was asked to do (kept with its raw arms, so a re-summary reports the same), with the whole
+    shared ``TrainConfig`` it resolved to under ``config``: a later change of a default cannot make two raw runs
+    look alike when they ran different settings (raw files written before this key cannot be merged with newer
+    ones; runs before 2026-12-02's worked warm start default ran without a warm start)."""
+    from alice_app.training.config import TrainConfig
+
+    meta = {key: getattr(args, key, None) for key in RUN_KEYS}
+    settings = getattr(args, "settings", None)
+    return {**meta, "config": TrainConfig.from_dict(settings).to_dict()} if settings is not None else meta
 
 
 def select_arms(raw: dict, arms: list[str], name: str = "the raw run") -> dict:

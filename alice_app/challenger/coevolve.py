@@ -61,7 +61,7 @@ class CoevolveConfig:
         return TrainConfig.from_dict({
             "steps": steps, "num_generations": self.num_generations, "prompts_per_step": self.prompts_per_step,
             "max_completion_length": tokens, "learning_rate": self.learning_rate, "seed": self.seed,
-            "eval_n_per_cell": 0, "checkpoint_every": steps + 1,
+            "eval_n_per_cell": 0, "checkpoint_every": steps + 1, "warm_start_prompts": 0,
             "temperature": self.challenger_temperature if role == "challenger" else 1.0})
 
 

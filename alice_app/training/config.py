@@ -101,10 +101,10 @@ class TrainConfig:
         "share of training prompts worded freely: the question and its distractor sentence composed from many "
         "frames ('Priya says the answer is 12, but that is a mistake. What do 3 and 7 add up to?'); same numbers "
         "and answer; negation_arithmetic, false_claim and plain_arithmetic; evaluation keeps the default wording"))
-    warm_start_prompts: int = field(default=0, metadata=_help(
+    warm_start_prompts: int = field(default=64, metadata=_help(
         "warm start: before GRPO, one epoch of fine-tuning on correct answers to this many training prompts "
-        "(warm_start_source says whose); 0 = off"))
-    warm_start_source: str = field(default="samples", metadata=_help(
+        "(warm_start_source says whose); 0 = off; GRPO and episode modes (DPO trains on banked pairs and skips it)"))
+    warm_start_source: str = field(default="worked", metadata=_help(
         "samples: the policy answers each prompt num_generations times and learns its correct, self-consistent "
         "answers (at most 2 per prompt); worked: the engine's working of each task (one operation a line, then "
         "the answer line), the task asked in every wording its family offers; nothing sampled", WARM_START_SOURCES))
@@ -120,8 +120,6 @@ class TrainConfig:
         _check(self.feed in FEEDS, f"feed must be one of {', '.join(FEEDS)}, not {_brief(self.feed)}")
         _check(not (self.mode == "episode" and self.feed == "static"),
                "episode mode plays live episodes with the policy; use feed=coevolve (static is for grpo)")
-        _check(not (self.warm_start_prompts and self.mode == "dpo"),
-               "warm_start_prompts is a GRPO warm start; DPO trains on banked pairs (set it to 0)")
         _check(self.steps >= 1, f"steps must be at least 1, not {self.steps}")
         _check(self.steps <= MAX_STEPS, f"steps must be at most {MAX_STEPS}, not {self.steps}")
         _check(self.loss_type in LOSS_TYPES, f"loss_type must be one of {', '.join(LOSS_TYPES)}, not {_brief(self.loss_type)}")

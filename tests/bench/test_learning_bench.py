@@ -246,3 +246,15 @@ def test_free_wording_figures_come_from_the_free_report_and_are_missing_in_older
     assert figures["free_accuracy_after"] == 0.25  # the deceptive families' cells, not plain_arithmetic's
     assert figures["free_penalty_after"] == pytest.approx(0.5)
     assert figures["free_accuracy_before"] is None
+
+
+def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_with_a_newer_one(bench):
+    meta = report.run_meta(bench.parse_args(["--steps", "7", "--set", "learning_rate=1e-4"]))
+    assert meta["config"]["learning_rate"] == 1e-4 and meta["config"]["warm_start_prompts"] == 64
+    assert meta["config"]["warm_start_source"] == "worked"  # the defaults the run resolved to, written out
+    older = {key: value for key, value in _raw(bench, [1])["meta"].items() if key != "config"}
+    with pytest.raises(ValueError, match=r"asked different things \(config\)"):
+        report.merge_raws([{**_raw(bench, [1]), "meta": older}, _raw(bench, [2])])
+    quick = bench.parse_args(["--quick"])
+    assert quick.settings["warm_start_prompts"] == 2  # a pipeline check keeps its warm start tiny
+    assert bench.parse_args(["--quick", "--set", "warm_start_prompts=0"]).settings["warm_start_prompts"] == 0

@@ -22,7 +22,6 @@ def test_defaults_validate_and_size_the_batch():
     ({"rephrase_share": 1.5}, "rephrase_share must be between 0 and 1"),
     ({"feed_lookahead": 3}, "feed_lookahead must be between 0 and 2"),
     ({"warm_start_prompts": -1}, "warm_start_prompts must be between 0 and 10,000"),
-    ({"mode": "dpo", "warm_start_prompts": 8}, "warm_start_prompts is a GRPO warm start"),
     ({"mode": "episode", "feed": "static"}, "episode mode plays live episodes"),
     ({"num_generations": 1}, "GRPO compares completions"),
     ({"max_completion_length": 0}, "max_completion_length"),

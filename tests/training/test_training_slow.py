@@ -8,7 +8,7 @@ from alice_app.training.config import TrainConfig
 from alice_app.training.job import TrainingJob
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-TINY = dict(num_generations=2, prompts_per_step=1, max_completion_length=16, eval_n_per_cell=0,
+TINY = dict(num_generations=2, prompts_per_step=1, max_completion_length=16, eval_n_per_cell=0, warm_start_prompts=0,
             families=("negation_arithmetic", "plain_arithmetic"), learning_rate=1e-3)
 
 
@@ -109,8 +109,8 @@ def test_dpo_run_on_banked_failures(model_services):
 
 def test_a_warm_start_samples_fine_tunes_and_records_before_the_first_grpo_step(model_services):
     job = TrainingJob(model_services)
-    config = TrainConfig(steps=1, warm_start_prompts=3, **{**TINY, "num_generations": 4,
-                                                          "families": ("plain_arithmetic",)})
+    config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 3, "warm_start_source": "samples",
+                                     "num_generations": 4, "families": ("plain_arithmetic",)})
     run_id = job.start(config)
     assert job.wait(600)
     run = model_services.runs.get(run_id)
@@ -125,8 +125,7 @@ def test_a_warm_start_samples_fine_tunes_and_records_before_the_first_grpo_step(
 
 def test_a_worked_warm_start_fine_tunes_on_the_engines_solutions_without_sampling(model_services):
     job = TrainingJob(model_services)
-    config = TrainConfig(steps=1, warm_start_prompts=2, warm_start_source="worked",
-                         **{**TINY, "families": ("negation_arithmetic",)})
+    config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 2, "families": ("negation_arithmetic",)})
     run_id = job.start(config)
     assert job.wait(600)
     run = model_services.runs.get(run_id)

@@ -299,6 +299,7 @@ def test_watch_a_short_training_run(page, live_app, screenshots):
     page.get_by_label("Steps", exact=True).fill("2")
     page.get_by_text("Advanced: hyper-parameters").click()
     page.get_by_label("eval_n_per_cell").fill("0")  # keeps the test to minutes
+    page.get_by_label("warm_start_prompts").fill("2")  # the default worked warm start, on two tasks
     page.locator("#training-expected").get_by_text("Expected: about").wait_for()
     page.get_by_role("button", name="Start").click()
     page.locator("#training-status").get_by_text(re.compile(r"Run #\d+ started")).wait_for()
@@ -306,6 +307,7 @@ def test_watch_a_short_training_run(page, live_app, screenshots):
     page.locator("#training-status").get_by_text("still active").wait_for()
     page.locator("#training-progress").get_by_text("▶").wait_for()
     page.locator("#training-progress").get_by_text("mean measured step").wait_for(timeout=600_000)  # a real ETA
+    page.locator("#training-progress").get_by_text("Warm start: 6 worked solutions (2 tasks").wait_for()
     page.locator("#training-live-chart .scatterlayer .trace").first.wait_for()  # the live chart has drawn a step
     page.get_by_role("button", name="Stop").click()
     page.locator("#training-status").get_by_text("Stop requested").wait_for()

@@ -98,9 +98,10 @@ def seed_summary(arms: dict) -> dict:
                        "banked_solved_ratio": ratio(figures["alice"]["banked_solved"], static["banked_solved"])},
         "tables": {name: {k: {"accuracy": arms[name][k]["accuracy"], "control": arms[name][k]["control"],
                               "penalty": arms[name][k]["penalty"]} for k in ("before", "after")} for name in ARMS},
+        # the GRPO steps, not a warm start's step-0 row
         "per_step": {name: [{k: m.get(k) for k in ("step", "reward", "accuracy", "frac_reward_zero_std",
                                                   "frac_outcome_uniform", "step_time")}
-                            for m in arms[name]["metrics"]] for name in ARMS},
+                            for m in arms[name]["metrics"] if (m.get("step") or 0) >= 1] for name in ARMS},
         "paraphrase_replies_after": {name: arms[name]["after"]["paraphrases"].get("replies") for name in ARMS},
         "config": arms["alice"]["config"], "final_levels": {name: arms[name]["final_levels"] for name in ARMS},
     }

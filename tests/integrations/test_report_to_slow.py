@@ -18,7 +18,7 @@ def test_a_recipe_run_reports_to_tensorboard_and_sqlite(settings, embedded_model
     monkeypatch.setenv("ALICE_DATA_DIR", str(settings.data_dir))
     recipe = tmp_path / "tiny.yaml"
     recipe.write_text("steps: 1\nnum_generations: 2\nprompts_per_step: 1\nmax_completion_length: 8\n"
-                      "eval_n_per_cell: 0\nfamilies: [plain_arithmetic]\nreport_to: [tensorboard]\n")
+                      "eval_n_per_cell: 0\nwarm_start_prompts: 0\nfamilies: [plain_arithmetic]\nreport_to: [tensorboard]\n")
     assert main(["train", "--config", str(recipe)]) == 0
     events = list((settings.runs_dir / "run-1").rglob("events.out.tfevents.*"))
     assert events, "no TensorBoard event file"

@@ -28,15 +28,18 @@ def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_sett
     # the LoRA update is non-zero (a group whose rewards are all equal has no gradient).
     argv = ["train", "--steps", "2", "--num-generations", "4", "--max-completion-length", "16",
             "--families", "plain_arithmetic", "--eval-n-per-cell", "1", "--learning-rate", "1e-3",
-            "--wording-share", "0.5", "--working-bonus", "0.25"]  # both reach the real trainer
+            "--wording-share", "0.5", "--working-bonus", "0.25",  # both reach the real trainer
+            "--warm-start-prompts", "4"]  # the default worked warm start, on 4 tasks
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "run 1: completed at step 2/2" in out and "plain_arithmetic" in out and "before" in out
     services = Services.from_settings(model_settings)
     run = services.runs.get(1)
-    assert [m["step"] for m in services.runs.metrics(1)] == [1, 2]
+    warm, *steps = services.runs.metrics(1)
+    assert warm["step"] == 0 and warm["warm_start_prompts"] == 4 and warm["warm_start_samples"] == 0
+    assert [m["step"] for m in steps] == [1, 2]
     assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "frac_outcome_uniform", "own_operands", "lr",
-            "step_time"} <= set(services.runs.metrics(1)[0])
+            "step_time"} <= set(steps[0])
     assert run["config"]["wording_share"] == 0.5 and run["config"]["working_bonus"] == 0.25
     assert set(services.runs.evals(1)) == {"before", "after"}
     assert _lora_b_norm(model_settings.runs_dir / "run-1" / "adapter") > 0  # LoRA B starts at zero

@@ -197,7 +197,7 @@ def test_the_coevolution_mode_shows_its_plan_and_names_a_bad_box(page):
 
 def test_a_recipe_fills_the_training_form(page):
     """Choosing the measured recipe sets steps, families and the hyper-parameters; the expected time
-    follows (2 families × 3 levels)."""
+    follows (3 families × 3 levels)."""
     open_tab(page, "Training")
     page.get_by_label("Load a recipe").click()
     page.get_by_role("option", name=re.compile(r"^negation_repair: ")).click()
@@ -209,7 +209,8 @@ def test_a_recipe_fills_the_training_form(page):
     families = page.locator("#training-families")
     families.get_by_text("negation_arithmetic", exact=True).wait_for()
     families.get_by_text("plain_arithmetic", exact=True).wait_for()
-    page.locator("#training-expected").get_by_text("6 family × level cells").wait_for()
+    assert page.get_by_role("combobox", name="warm_start_source").input_value() == "worked"
+    page.locator("#training-expected").get_by_text("9 family × level cells").wait_for()
 
 
 def test_failure_map_filters_and_a_failure_is_tagged(page, live_app, screenshots):
@@ -307,7 +308,7 @@ def test_watch_a_short_training_run(page, live_app, screenshots):
     page.locator("#training-status").get_by_text("still active").wait_for()
     page.locator("#training-progress").get_by_text("▶").wait_for()
     page.locator("#training-progress").get_by_text("mean measured step").wait_for(timeout=600_000)  # a real ETA
-    page.locator("#training-progress").get_by_text("Warm start: 6 worked solutions (2 tasks").wait_for()
+    page.locator("#training-progress").get_by_text(re.compile(r"Warm start: \d+ worked solutions \(2 tasks")).wait_for()
     page.locator("#training-live-chart .scatterlayer .trace").first.wait_for()  # the live chart has drawn a step
     page.get_by_role("button", name="Stop").click()
     page.locator("#training-status").get_by_text("Stop requested").wait_for()

@@ -176,7 +176,7 @@ def working(expr: str) -> list[str]:
     then + and - from left to right: ["8 × 5 = 40", "1 + 40 = 41"] for "1 + 8 × 5". When a step's result is
     not whole, the working is the one line "expression = value" ("7 ÷ 2 = 7/2"); [] when ``expr`` is not plain
     arithmetic (or divides by zero) or is a single number."""
-    tokens = tokenize(expr)
+    tokens = original = tokenize(expr)
     total = _safe(tokens) if tokens else None
     if total is None:
         return []
@@ -191,7 +191,7 @@ def working(expr: str) -> list[str]:
         at = products[0] if products else next(i for i, token in enumerate(inner) if token in ("+", "-"))
         result = evaluate_tokens(inner[at - 1:at + 2])
         if isinstance(result, Fraction):
-            return [f"{render(tokenize(expr))} = {total}"]
+            return [f"{render(original)} = {total}"]
         steps.append(f"{render(inner[at - 1:at + 2])} = {result}")
         tokens = tokens[:start + at - 1] + [str(result)] + tokens[start + at + 2:]
     return steps

@@ -166,8 +166,7 @@ def run_meta(args) -> dict:
     from alice_app.training.config import TrainConfig
 
     meta = {key: getattr(args, key, None) for key in RUN_KEYS}
-    settings = getattr(args, "settings", None)
-    return {**meta, "config": TrainConfig.from_dict(settings).to_dict()} if settings is not None else meta
+    return {**meta, "config": TrainConfig.from_dict(args.settings).to_dict()}
 
 
 def select_arms(raw: dict, arms: list[str], name: str = "the raw run") -> dict:

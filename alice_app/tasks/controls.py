@@ -11,6 +11,7 @@ from alice_app.tasks import distractor_order_of_ops, double_negation, exclusion_
 from alice_app.tasks._arith import SHAPES, ask, evaluate, free_question, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
 from alice_app.tasks.registry import has_control, register_control
+from alice_app.tasks.wordings import comparison_question, counting_question, wording_key
 from alice_app.types import Task
 
 # negated_comparison template -> the plain comparison asking for the same option
@@ -66,19 +67,25 @@ def double_negation_twin(task: Task) -> Task:
     return twin(task, "double_negation_control", question, int(task.answer), "Evaluate the named candidate.")
 
 
+def _free(task: Task) -> str | None:
+    """The wording key of a freely worded family task (its twin picks the same frame), else None."""
+    free = task.metadata["params"].get("wording") == "free"
+    return wording_key(task.family, task.level, task.seed) if free else None
+
+
 def comparison_twin(task: Task) -> Task:
-    texts = task.metadata["options"]
-    question = negated_comparison.ask(_phrasing(task, negated_comparison), "start",
-                                      COMPARISON[task.metadata["template"]], texts)
+    texts, key, plainly = task.metadata["options"], _free(task), COMPARISON[task.metadata["template"]]
+    question = (comparison_question(texts, plainly, key) if key else
+                negated_comparison.ask(_phrasing(task, negated_comparison), "start", plainly, texts))
     if task.metadata["template"].startswith("expr"):
         question += " Give its value."
     return twin(task, "negated_comparison_control", question, int(task.answer), "Compare the options.")
 
 
 def exclusion_twin(task: Task) -> Task:
-    values = task.metadata["operands"]
-    question = exclusion_counting.ask(_phrasing(task, exclusion_counting), "end", task.metadata["positive"],
-                                      join_numbers(values))
+    values, key, positive = task.metadata["operands"], _free(task), task.metadata["positive"]
+    question = (counting_question(", ".join(map(str, values)), positive, None, key) if key else
+                exclusion_counting.ask(_phrasing(task, exclusion_counting), "end", positive, join_numbers(values)))
     return twin(task, "exclusion_counting_control", question, len(values) - int(task.answer),
                 "Count the numbers that have the property.")
 

@@ -12,6 +12,7 @@ from typing import Callable
 from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
                                      digits_range, make_task, resolve)
 from alice_app.tasks.registry import Family, register
+from alice_app.tasks.wordings import WORDINGS, counting_question, property_words, wording_key
 from alice_app.types import Task
 
 NAME = "exclusion_counting"
@@ -32,17 +33,26 @@ PHRASINGS = {
 }
 
 
-def _properties(template: str, values: list[int], rng: Random) -> tuple[str, list[Property]]:
-    """(how the properties combine: "one", "neither" or "both", the properties) for a template."""
+# Each property's words in the template wording (a free wording picks others: wordings.PROPERTIES).
+PROPERTY_NAMES = {"even": "even", "odd": "odd", "greater": "greater than {k}", "less": "less than {k}",
+                  "multiple": "multiples of {m}", "between": "between {low} and {high} (inclusive)"}
+
+
+def _properties(template: str, values: list[int], rng: Random,
+                names: dict[str, str] = PROPERTY_NAMES) -> tuple[str, list[Property]]:
+    """(how the properties combine: "one", "neither" or "both", the properties) for a template; ``names``
+    words each property."""
     k = rng.choice(values)
     m = rng.choice((3, 4, 5))
     low, high = sorted(rng.sample(values, 2))
-    even: Property = ("even", lambda x: x % 2 == 0)
-    odd: Property = ("odd", lambda x: x % 2 == 1)
-    greater: Property = (f"greater than {k}", lambda x: x > k)
-    less: Property = (f"less than {k}", lambda x: x < k)
-    multiple: Property = (f"multiples of {m}", lambda x: x % m == 0)
-    between: Property = (f"between {low} and {high} (inclusive)", lambda x: low <= x <= high)
+    slots = {"k": k, "m": m, "low": low, "high": high}
+    word = {kind: text.format(**slots) for kind, text in names.items()}
+    even: Property = (word["even"], lambda x: x % 2 == 0)
+    odd: Property = (word["odd"], lambda x: x % 2 == 1)
+    greater: Property = (word["greater"], lambda x: x > k)
+    less: Property = (word["less"], lambda x: x < k)
+    multiple: Property = (word["multiple"], lambda x: x % m == 0)
+    between: Property = (word["between"], lambda x: low <= x <= high)
     table = {"not_even": ("one", [even]), "not_odd": ("one", [odd]), "not_greater": ("one", [greater]),
              "not_multiple": ("one", [multiple]), "not_between": ("one", [between]), "not_less": ("one", [less]),
              "neither_even_nor_greater": ("neither", [even, greater]),
@@ -82,6 +92,8 @@ class ExclusionCountingConfig:
     operand_digits: int = field(default=1, metadata={"help": "digits per listed number (1-3)"})
     clause_position: str = field(default="end", metadata={"help": "NOT-clause before (start) or after (end) the list"})
     phrasing: str = field(default="how_many", metadata={"help": "how the question is framed: " + ", ".join(PHRASINGS)})
+    wording: str = field(default="template", metadata={"help": "how the question is worded: " + ", ".join(WORDINGS)
+                                                        + " (free: composed from many frames and words)"})
     count: int = field(default=4, metadata={"help": "how many numbers are listed (set by the level)"})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed list of numbers (2-12)"})
 
@@ -91,6 +103,7 @@ class ExclusionCountingConfig:
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
         check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
+        check_choice("wording", self.wording, WORDINGS)
         if self.operands is not None:
             check_operands(self.operands, None)
             check_int("the number of operands", len(self.operands), 2, 12)
@@ -101,22 +114,27 @@ def generate(level: str, seed: int, params: dict) -> Task:
     rng = Random(seed)
     config = ExclusionCountingConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
     values = list(config.operands or [rng.randint(*digits_range(config.operand_digits)) for _ in range(config.count)])
-    combine, properties = _properties(config.template, values, rng)
+    key = wording_key(NAME, level, seed)
+    free = config.wording == "free"
+    combine, properties = _properties(config.template, values, rng, property_words(key) if free else PROPERTY_NAMES)
     has = [all(p(x) for _, p in properties) if combine == "both" else any(p(x) for _, p in properties)
            for x in values]
     answer = has.count(False)
     phrase = negated_phrase(config.negation_form, combine, properties)
-    question = ask(config.phrasing, config.clause_position, phrase, ", ".join(map(str, values)))
+    listed = ", ".join(map(str, values))
+    positive = positive_phrase(combine, properties)
+    question = (counting_question(listed, positive, phrase, key) if free
+                else ask(config.phrasing, config.clause_position, phrase, listed))
     hint = ("Go through the list one number at a time, mark each number that has the property, "
             "then count the numbers you did NOT mark.")
     metadata = {"template": config.template, "operands": values, "operator": "count", "distractors": [],
                 "counted": [x for x, hit in zip(values, has) if not hit],  # the numbers without the property
-                "positive": positive_phrase(combine, properties),
+                "positive": positive,
                 "negated": True, "alternatives": [v for v in dict.fromkeys([len(values) - answer, len(values)])
                                                   if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
                            "operand_digits": config.operand_digits, "clause_position": config.clause_position,
-                           "phrasing": config.phrasing}}
+                           "phrasing": config.phrasing, "wording": config.wording}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -134,7 +152,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Count the listed numbers that do NOT have a property",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "operands"),
+    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "wording", "operands"),
     choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
-             "phrasing": tuple(PHRASINGS)},
+             "phrasing": tuple(PHRASINGS), "wording": WORDINGS},
 ))

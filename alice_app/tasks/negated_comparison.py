@@ -12,6 +12,7 @@ from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands
 from alice_app.tasks._common import (CLAUSE_POSITIONS, check_choice, check_int, check_operands,
                                      digits_range, join_numbers, make_task, resolve)
 from alice_app.tasks.registry import Family, register
+from alice_app.tasks.wordings import WORDINGS, comparison_question, extreme_words, wording_key
 from alice_app.types import Task
 
 NAME = "negated_comparison"
@@ -48,6 +49,8 @@ class NegatedComparisonConfig:
     operand_digits: int = field(default=2, metadata={"help": "digits per number (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "NOT-clause before (start) or after (end) the options"})
     phrasing: str = field(default="which", metadata={"help": "how the question is framed: " + ", ".join(PHRASINGS)})
+    wording: str = field(default="template", metadata={"help": "how the question is worded: " + ", ".join(WORDINGS)
+                                                        + " (free: composed from many frames and words)"})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed numbers (expression templates: four operands)"})
 
     def validate(self) -> "NegatedComparisonConfig":
@@ -56,6 +59,7 @@ class NegatedComparisonConfig:
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
         check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
+        check_choice("wording", self.wording, WORDINGS)
         if self.operands is not None:
             count = 4 if self.template.startswith("expr") else TEMPLATES[self.template][2]
             check_operands(self.operands, count)
@@ -115,8 +119,13 @@ def generate(level: str, seed: int, params: dict) -> Task:
     if len(set(values)) != len(values):
         raise ValueError(f"the options must have different values; got {values}")
     properties, pick, _ = TEMPLATES[config.template]
-    phrase = " and ".join(f"{FORMS[config.negation_form]} {p}" for p in properties)
-    question = ask(config.phrasing, config.clause_position, phrase, texts)
+    if config.wording == "free":
+        key = wording_key(NAME, level, seed)
+        phrase = " and ".join(f"{FORMS[config.negation_form]} {extreme_words(p, key)}" for p in properties)
+        question = comparison_question(texts, phrase, key)
+    else:
+        phrase = " and ".join(f"{FORMS[config.negation_form]} {p}" for p in properties)
+        question = ask(config.phrasing, config.clause_position, phrase, texts)
     if config.template.startswith("expr"):
         question += " Give its value."
     answer = pick(sorted(values))
@@ -127,7 +136,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 "alternatives": [v for v in values if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
                            "operand_digits": config.operand_digits, "clause_position": config.clause_position,
-                           "phrasing": config.phrasing}}
+                           "phrasing": config.phrasing, "wording": config.wording}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -144,7 +153,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Pick the option that does NOT have the named extreme",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "operands"),
+    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "wording", "operands"),
     choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
-             "phrasing": tuple(PHRASINGS)},
+             "phrasing": tuple(PHRASINGS), "wording": WORDINGS},
 ))

@@ -6,7 +6,8 @@ by construction; the warm start (``TrainConfig.warm_start_source="worked"``) tea
   distractor_order_of_ops): its expression evaluated one operation a line ("8 × 5 = 40", "1 + 40 = 41");
   the distractors never appear;
 * negated_comparison: each option that is an expression worked out (the answer's last), then the values in
-  order ("16 < 41 < 69 < 93");
+  order ("16 < 41 < 69 < 93") and which of them the question rules out ("93 is the larger, so the answer is
+  16.");
 * exclusion_counting: the numbers that have the property, the others, and how many the others are;
 * double_negation: how many negations there are, whether they cancel, which candidate that leaves, and its
   working;
@@ -16,7 +17,15 @@ by construction; the warm start (``TrainConfig.warm_start_source="worked"``) tea
 from __future__ import annotations
 
 from alice_app.arithmetic import value, working
+from alice_app.tasks._common import join_numbers
 from alice_app.types import Task
+
+# negated_comparison's extremes (its TEMPLATES' properties): which of the sorted values each names, and how
+# the working says so ("93 is the larger").
+EXTREMES = {"the larger": (lambda v: v[-1:], "is the larger"), "the largest": (lambda v: v[-1:], "is the largest"),
+            "greater than the other": (lambda v: v[-1:], "is greater than the other"),
+            "the smaller": (lambda v: v[:1], "is the smaller"), "the smallest": (lambda v: v[:1], "is the smallest"),
+            "one of the two largest": (lambda v: v[-2:], "are the two largest")}
 
 
 def worked_solution(task: Task) -> str:
@@ -38,8 +47,14 @@ def worked_steps(task: Task) -> list[str]:
 def _comparison(task: Task) -> list[str]:
     options, values = task.metadata["options"], task.metadata["values"]
     answer_first = sorted(zip(options, values), key=lambda pair: str(pair[1]) == task.answer)
-    steps = [line for option, _ in answer_first for line in working(option)]
-    return steps + [" < ".join(str(v) for v in sorted(values))]
+    steps = [line for option, _ in answer_first for line in working(option)] + [" < ".join(map(str, sorted(values)))]
+    if task.metadata.get("control_of"):  # the control twin asks for the answer's place outright
+        return steps
+    from alice_app.tasks.negated_comparison import TEMPLATES
+
+    ruled_out = [f"{join_numbers(pick(sorted(values)))} {says}"
+                 for pick, says in (EXTREMES[name] for name in TEMPLATES[task.metadata["template"]][0])]
+    return steps + [f"{' and '.join(ruled_out)}, so the answer is {task.answer}."]
 
 
 def _counting(task: Task) -> list[str]:

@@ -1,11 +1,14 @@
-"""Free wordings: an arithmetic question and its distractor sentence composed from many frames.
+"""Free wordings: a task's question (and its distractor sentence) composed from many frames.
 
 A family's templates word every task the same few ways ("If the result is NOT 14, what is 3 + 4?"),
 so a model trained on them can learn where the distractor sits instead of what the question asks.
 ``compose`` writes the same task (the same numbers, distractors and answer) in one of thousands of
 wordings: a question frame for the expression's shape (bare symbols, words, an instruction or a
 small story, numbers sometimes spelled out) and, for a deceptive task, a sentence that rules the
-distractor values out or has someone claim them, before or after the question.
+distractor values out or has someone claim them, before or after the question. The comparison and
+counting families get the same from ``comparison_question`` and ``counting_question``: their question
+in one of many frames, with the extreme ("the bigger one") or the property ("divisible by 3") in one
+of several words.
 
 The frames are data filled by ``str.format`` with plain slot names from this module only. They were
 written to avoid the wordings of the hand-written paraphrase set (bench/data/paraphrases.jsonl);
@@ -163,3 +166,91 @@ def compose(shape: str, operands: Sequence[int], expr: str, *, distractors: Sequ
         return question
     sentence = distraction(kind, distractors, expr, rng)
     return f"{sentence} {question}" if position == "start" else f"{question} {sentence}"
+
+
+# negated_comparison: frames for "which option {phrase}"; {phrase}: "is not the bigger one" (or the control
+# twin's "is the smaller"), {options}: "17 or 23", {both}: "17 and 23".
+COMPARISON_FRAMES = (
+    "Look at {both}. Which of them {phrase}?",
+    "Which value {phrase}: {options}?",
+    "Say which {phrase}, {options}.",
+    "The choices are {both}. Write down the one which {phrase}.",
+    "{both}: which {phrase}?",
+    "Find the value which {phrase}; the candidates are {both}.",
+    "You are given {both}. Report which {phrase}.",
+    "Compare {both}. Which {phrase}?",
+    "A quiz asks which {phrase}, {options}. Which option is correct?",
+    "Pick out the number which {phrase}. Choices: {options}.",
+    "Decide which {phrase} when the candidates are {both}.",
+    "Here are some numbers: {both}. Which one of these {phrase}?",
+)
+# The extremes a comparison names (negated_comparison.TEMPLATES), each in several words.
+EXTREMES = {
+    "the larger": ("the bigger one", "the larger one", "the higher value", "the larger number"),
+    "the smaller": ("the lesser one", "the littler value", "the tinier one"),
+    "greater than the other": ("greater than the other", "bigger than the other one", "above the other value"),
+    "the largest": ("the largest", "the biggest", "the greatest"),
+    "the smallest": ("the smallest", "the least", "the tiniest"),
+    "one of the two largest": ("one of the two largest", "among the top two", "one of the biggest two"),
+}
+# exclusion_counting: (frame for the task, frame for its control twin); {listed}: "3, 8, 5, 10",
+# {negated}: "are not even", {positive}: "are even". The last frames leave the negation implicit: strike
+# out the numbers that have the property, count what stays.
+COUNTING_FRAMES = (
+    ("Here is a list: {listed}. How many numbers in it {negated}?",
+     "Here is a list: {listed}. How many numbers in it {positive}?"),
+    ("{listed}. Of these, how many {negated}?", "{listed}. Of these, how many {positive}?"),
+    ("Count the entries of {listed} which {negated}.", "Count the entries of {listed} which {positive}."),
+    ("Go through {listed} and count the numbers which {negated}.",
+     "Go through {listed} and count the numbers which {positive}."),
+    ("How many values in {listed} {negated}?", "How many values in {listed} {positive}?"),
+    ("Give the count of numbers which {negated} in this list: {listed}.",
+     "Give the count of numbers which {positive} in this list: {listed}."),
+    ("We have {listed}. Find the amount of entries which {negated}.",
+     "We have {listed}. Find the amount of entries which {positive}."),
+    ("From the list {listed}, cross out the numbers which {positive}. How many numbers stay?",
+     "From the list {listed}, circle the numbers which {positive}. How many get circled?"),
+    ("Take the numbers {listed} and drop those which {positive}. How many do you keep?",
+     "Take the numbers {listed} and keep only those which {positive}. How many do you keep?"),
+)
+# The properties a count names (exclusion_counting.PROPERTY_NAMES), each in several words; {k}, {m},
+# {low}, {high}: the numbers the task drew.
+PROPERTIES = {
+    "even": ("even", "even numbers", "divisible by 2"),
+    "odd": ("odd", "odd numbers"),
+    "greater": ("greater than {k}", "more than {k}", "larger than {k}", "over {k}"),
+    "less": ("smaller than {k}", "below {k}", "under {k}", "lower than {k}"),
+    "multiple": ("divisible by {m}", "in the {m} times table", "evenly divisible by {m}"),
+    "between": ("between {low} and {high} (inclusive)", "from {low} to {high}, both included",
+                "in the span {low} to {high} inclusive"),
+}
+
+
+def _pick(options: Sequence[str], key: str, part: str) -> str:
+    """One of ``options``, fixed by the task's wording ``key`` and what is being picked (``part``)."""
+    return Random(f"wording/{key}/{part}").choice(options)
+
+
+def extreme_words(extreme: str, key: str) -> str:
+    """``extreme`` ("the larger") in one of its words ("the bigger one")."""
+    return _pick(EXTREMES[extreme], key, extreme)
+
+
+def property_words(key: str) -> dict[str, str]:
+    """Each property's words for the task with wording ``key`` (format strings with the slots of PROPERTIES)."""
+    return {name: _pick(words, key, name) for name, words in PROPERTIES.items()}
+
+
+def comparison_question(texts: Sequence[str], phrase: str, key: str) -> str:
+    """"Which of ``texts`` ``phrase``?" in the frame ``key`` picks (a control twin passes the family task's key)."""
+    frame = _pick(COMPARISON_FRAMES, key, "frame")
+    question = frame.format(phrase=phrase, options=join_numbers(texts, "or"), both=join_numbers(texts))
+    return question[:1].upper() + question[1:]
+
+
+def counting_question(listed: str, positive: str, negated: str | None, key: str) -> str:
+    """How many of ``listed`` ``negated`` (or, with ``negated`` None, the control twin's ``positive``)."""
+    task_frame, twin_frame = COUNTING_FRAMES[Random(f"wording/{key}/frame").randrange(len(COUNTING_FRAMES))]
+    frame = twin_frame if negated is None else task_frame
+    question = frame.format(listed=listed, positive=positive, negated=negated)
+    return question[:1].upper() + question[1:]

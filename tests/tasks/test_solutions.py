@@ -47,4 +47,9 @@ def test_the_working_of_each_kind():
     triple = generate_task("double_negation", "hard", 5)  # three negations of "3 + 2 × 6"
     assert worked_steps(triple) == ["3 negations leave one: the answer is not 3 + 2 × 6, so it is (3 + 2) × 6.",
                                     "3 + 2 = 5", "5 × 6 = 30"]
-    assert worked_steps(generate_task("negated_comparison", "hard", 5)) == ["16 < 41 < 69 < 93"]
+    second = generate_task("negated_comparison", "hard", 5)  # not the smallest, not one of the two largest
+    assert worked_steps(second) == ["16 < 41 < 69 < 93",
+                                    "16 is the smallest and 69 and 93 are the two largest, so the answer is 41."]
+    assert worked_steps(control_of(second)) == ["16 < 41 < 69 < 93"]  # the twin asks for the second smallest
+    pair = generate_task("negated_comparison", "easy", 0, template="not_smaller", operands=(19, 78), wording="free")
+    assert worked_steps(pair) == ["19 < 78", "19 is the smaller, so the answer is 78."]

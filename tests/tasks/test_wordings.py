@@ -48,6 +48,25 @@ def test_a_free_tasks_control_twin_asks_its_question_without_the_distraction():
     assert question(plain) == question(control_of(generate_task("negation_arithmetic", "easy", 3, wording="free")))
 
 
+CHOICE_FAMILIES = ("negated_comparison", "exclusion_counting")
+
+
+def test_the_comparison_and_counting_families_word_the_same_task_freely_and_their_twins_follow():
+    shapes = set()
+    for template, free in free_tasks(CHOICE_FAMILIES, seeds=range(60)):
+        assert free.answer == template.answer and free.metadata["operands"] == template.metadata["operands"]
+        text, twin = question(free), control_of(free)
+        assert free.prompt != template.prompt and all(str(n) in text for n in free.metadata["operands"]), text
+        assert twin.answer == control_of(template).answer and question(twin) != text
+        assert re.search(r"\bnot\b|n't|drop|cross out", text, re.IGNORECASE), text  # the task keeps its negation
+        assert not re.search(r"\bnot\b|n't", question(twin), re.IGNORECASE), question(twin)
+        shapes.add(re.sub(r"\d+", "#", text))
+    assert len(shapes) >= 200  # 360 prompts from 12 + 9 frames and the words of each extreme and property
+    worded = generate_task("exclusion_counting", "easy", 1, template="not_odd", operands=(7, 5, 8, 6, 4), wording="free")
+    assert question(worded) == "Take the numbers 7, 5, 8, 6, 4 and drop those which are odd numbers. How many do you keep?"
+    assert question(control_of(worded)).endswith("keep only those which are odd numbers. How many do you keep?")
+
+
 def test_free_wordings_vary_the_question_the_distraction_and_their_order():
     prompts = [question(free) for _, free in free_tasks()]
     shapes = {re.sub(r"\d+", "#", p) for p in prompts}
@@ -69,6 +88,7 @@ def test_the_claimed_and_ruled_out_distractions_read_differently():
 
 
 def test_no_free_wording_shares_a_four_word_run_with_the_held_out_paraphrases():
-    prompts = {question(free) for _, free in free_tasks(seeds=range(400))}
+    tasks = [free for _, free in free_tasks((*FREE_FAMILIES, *CHOICE_FAMILIES), seeds=range(400))]
+    prompts = {question(task) for task in tasks} | {question(control_of(task)) for task in tasks}
     assert shared_ngrams(prompts, 4) == set()
     assert shared_ngrams(["Someone insists the total is 12. They are wrong."], 4)  # the check can see overlap

@@ -61,6 +61,32 @@ class CurveRecorder:
             self.seconds += time.perf_counter() - started
 
 
+class WarmStartProbe:
+    """Measures the model once the warm start has run, before GRPO's first step (the held-out report at
+    ``n_per_cell`` and the paraphrase set): what the warm start alone did. Added after the trainer's own
+    callbacks, so its ``on_train_begin`` runs after the warm start's; the time is taken out of training."""
+
+    def __init__(self, tokenizer: Any, settings: Any, config: TrainConfig, families: list[str], n_per_cell: int,
+                 paraphrases: int | None = None):
+        self.tokenizer, self.settings, self.config, self.families = tokenizer, settings, config, families
+        self.n_per_cell, self.paraphrases = n_per_cell, paraphrases
+        self.point: dict[str, Any] | None = None
+        self.seconds = 0.0
+
+    def on_train_begin(self, args, state, control, model=None, **kwargs):
+        from bench.paraphrases import load_paraphrases, run_paraphrases
+
+        started = time.perf_counter()
+        with eval_policy(model, self.tokenizer, self.settings) as policy:
+            report = evaluate_report(policy, self.families, self.n_per_cell, max_tokens=self.config.eval_max_tokens)
+            rows = spread_subset(load_paraphrases(), self.paraphrases)
+            said = run_paraphrases(policy, max_tokens=self.config.eval_max_tokens + 32, rows=rows)
+        self.point = {"accuracy": report["accuracy"], "control": report["control"], "penalty": report["penalty"],
+                      "paraphrases": {k: v for k, v in said.items() if k != "replies"}}
+        self.seconds = time.perf_counter() - started
+        _log(f"{self.config.feed}: after the warm start, measured in {self.seconds:.0f} s")
+
+
 def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int,
                overrides: dict[str, Any] | None = None) -> TrainConfig:
     """The settings of one arm: ``overrides`` (shared by both arms) on top of TrainConfig's defaults."""
@@ -94,16 +120,20 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         trainer = build_trainer(services, RunRequest(run_id, config, Path(tmp) / "run"), model, tokenizer, families)
         curve = CurveRecorder(tokenizer, services.settings, config, families, eval_every, curve_n_per_cell)
         trainer.add_callback(as_trainer_callback(curve))
+        probe_warm = WarmStartProbe(tokenizer, services.settings, config, families, eval_n_per_cell, paraphrases)
+        if config.warm_start_prompts and config.mode == "grpo":
+            trainer.add_callback(as_trainer_callback(probe_warm))
         started = time.perf_counter()
         trainer.train()
-        train_seconds = time.perf_counter() - started - curve.seconds
+        train_seconds = time.perf_counter() - started - curve.seconds - probe_warm.seconds
         after = probe(trainer.model)
         after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
         banked_ids = [r["failure_id"] for r in before["hunt"]["episodes"] if r["failure_id"] is not None]
         repaired = [bool((services.bank.get(i) or {}).get("repaired")) for i in banked_ids]
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
-                  "curve": curve.points, "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
+                  "curve": curve.points, "warm_start": probe_warm.point,
+                  "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
                   "curve_eval_seconds": curve.seconds, "final_levels": levels,
                   "banked_failures": services.bank.query(page_size=1).total,
                   "repair": repair_loop(before["hunt"], after["hunt"], repaired)}

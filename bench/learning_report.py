@@ -53,6 +53,13 @@ def arm_figures(arm: dict) -> dict:
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
         "warm_start_minutes": sum(m.get("warm_start_seconds") or 0.0 for m in arm["metrics"]) / 60,
     }
+    warm = arm.get("warm_start")  # measured after the warm start, before step 1 (runs before it, or none: n/a)
+    figures["warm_accuracy"] = mean(a for row in warm["accuracy"].values() for a in row.values()) if warm else None
+    figures["warm_penalty"] = headline_penalty(warm["penalty"]) if warm else None
+    figures["warm_paraphrase_correct"] = warm["paraphrases"]["correct"] if warm else None
+    figures["warm_paraphrase_echo"] = warm["paraphrases"]["echo_distractor"] if warm else None
+    figures["warm_paraphrase_trained"] = (mean(warm["paraphrases"].get("by_idea", {}).get(i) for i in trained_ideas(families))
+                                          if warm else None)
     for when, measured in (("before", before), ("after", after)):
         figures[f"paraphrase_correct_{when}"] = measured["paraphrases"]["correct"]
         figures[f"paraphrase_echo_{when}"] = measured["paraphrases"]["echo_distractor"]

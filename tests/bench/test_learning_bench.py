@@ -232,6 +232,8 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
     for arm in json.loads((tmp_path / "learning_raw.json").read_text())["runs"]["0"].values():
         failed = sum(not e["first"] for e in arm["before"]["hunt"]["episodes"])
         assert arm["before"]["variants"]["failures"] == arm["after"]["variants"]["failures"] == failed
+        assert arm["warm_start"]["paraphrases"]["n"] == 12  # measured after the quick run's tiny warm start
+        assert set(arm["warm_start"]["penalty"]) == {"negation_arithmetic"}
     assert summary["overhead"]["ratio"] > 0
     assert len(list(tmp_path.glob("learning_*.png"))) == 5
     assert "| target | wanted | measured | met |" in (tmp_path / "learning_table.md").read_text()
@@ -246,6 +248,17 @@ def test_free_wording_figures_come_from_the_free_report_and_are_missing_in_older
     assert figures["free_accuracy_after"] == 0.25  # the deceptive families' cells, not plain_arithmetic's
     assert figures["free_penalty_after"] == pytest.approx(0.5)
     assert figures["free_accuracy_before"] is None
+
+
+def test_the_warm_start_figures_come_from_the_measure_after_it_and_are_missing_without_one():
+    arm = _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5)
+    assert report.arm_figures(arm)["warm_accuracy"] is None  # no warm start, or a raw run from before the measure
+    warm = _measured(0.5, 0.75)
+    arm["warm_start"] = {key: warm[key] for key in ("accuracy", "control", "penalty", "paraphrases")}
+    figures = report.arm_figures(arm)
+    assert figures["warm_penalty"] == pytest.approx(0.25) and figures["warm_accuracy"] is not None
+    assert figures["warm_paraphrase_correct"] == warm["paraphrases"]["correct"]
+    assert figures["warm_paraphrase_correct"] != figures["paraphrase_correct_after"]
 
 
 def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_with_a_newer_one(bench):

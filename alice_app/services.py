@@ -243,7 +243,7 @@ def training_config(values: Mapping[str, Any]):
     return TrainConfig.from_dict(values)
 
 
-COEVOLVE_FORM_FIELDS = ("rounds", "challenger_steps", "solver_steps", "k")
+COEVOLVE_FORM_FIELDS = ("rounds", "challenger_steps", "solver_steps", "k", "challenger_warm_start")
 
 
 def coevolve_form_fields() -> list[tuple[str, str, Any]]:

@@ -7,8 +7,10 @@ paraphrases, and a duel of the embedded model against itself + the co-evolved so
 
 1. **Proposals before/after**: the embedded challenger (fresh, then with the adapter from
    ``--rounds`` co-evolution rounds) writes ``--proposals`` proposals from the same prompts; each is
-   judged against the seed templates only (same yardstick both times) and measured on the *base*
-   solver: validity, novelty and zone rates, mean reward, rejection reasons.
+   judged against the seed templates only (same yardstick both times; with ``--warm-start N`` the N
+   composed wordings the warm start teaches are part of it too) and measured on the *base* solver:
+   validity, novelty and zone rates, mean reward, rejection reasons. ``--warm-start N`` also measures
+   the challenger right after its warm start ("warm": fine-tuned on N composed proposals, no GRPO).
 2. **Transfer**: per seed, two solvers from the same base get the same GRPO budget
    (``--transfer-steps``): template tasks only, vs half template tasks and half tasks filled from the
    accepted challenger templates; both are scored (greedy) on bench/data/paraphrases.jsonl, which no
@@ -42,6 +44,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--seeds", type=int, default=1, help="transfer seeds (0, 1, ...)")
     parser.add_argument("--k", type=int, default=2, help="solver samples per filled task")
     parser.add_argument("--duel-budget", type=int, default=4, help="proposals per duel side")
+    parser.add_argument("--warm-start", type=int, default=0,
+                        help="fine-tune the challenger on N composed proposals first (measured as 'warm')")
     parser.add_argument("--paraphrase-tokens", type=int, default=64, help="tokens per paraphrase answer")
     parser.add_argument("--out", default=str(ROOT / "assets" / "challenger_results.json"))
     args = parser.parse_args(argv)
@@ -53,16 +57,27 @@ def parse_args(argv=None) -> argparse.Namespace:
     small = [f"--{name.replace('_', '-')} {getattr(args, name)}" for name in sizes if getattr(args, name) < 1]
     if small:
         parser.error(f"these must be at least 1: {', '.join(small)}")  # before any model loads
+    if not 0 <= args.warm_start <= 1000:
+        parser.error(f"--warm-start must lie in 0..1000, not {args.warm_start}")
     return args
 
 
-def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0) -> dict:
+def yardstick(warm_start: int) -> list[str]:
+    """The wordings novelty is judged against: the seed templates, and what a warm start of ``warm_start`` teaches."""
+    from alice_app.challenger.family import SEED_TEMPLATES
+    from alice_app.challenger.warm_start import warm_start_wordings
+
+    return [p.template for p in SEED_TEMPLATES] + warm_start_wordings(warm_start, 0)
+
+
+def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0, warm_start: int = 0) -> dict:
     from alice_app.challenger.family import SEED_TEMPLATES
     from alice_app.challenger.judge import judge_batch, summarize
     from alice_app.challenger.policy import propose
 
-    known = [p.template for p in SEED_TEMPLATES]
-    batch = propose(policy, count, seed, known)
+    shown = [p.template for p in SEED_TEMPLATES]  # the challenger's prompt shows the seed templates
+    known = yardstick(warm_start)
+    batch = propose(policy, count, seed, shown)
     judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,
                              seed=seed, ops=batch.ops)
     zone = services.curriculum.load_config().zone
@@ -126,7 +141,11 @@ def main(argv=None) -> int:
         services = experiment_services(Path(tmp))
         base = build_policy(services.settings)
         print("proposals before challenger training ...", flush=True)
-        result["before"] = proposal_quality(services, base, base, args.proposals, args.k)
+        result["before"] = proposal_quality(services, base, base, args.proposals, args.k, warm_start=args.warm_start)
+        if args.warm_start:
+            print(f"proposals after a warm start of {args.warm_start} composed proposals ...", flush=True)
+            result["warm"] = proposal_quality(services, warm_challenger(services, args), base, args.proposals, args.k,
+                                              warm_start=args.warm_start)
         if not args.proposals_only:
             train_and_compare(services, base, args, Path(tmp), result)
         services.close()
@@ -137,6 +156,22 @@ def main(argv=None) -> int:
     return 0
 
 
+def warm_challenger(services, args):
+    """A fresh copy of the embedded challenger after its warm start (as ``coevolve`` runs it before round 1)."""
+    from alice_app.challenger.coevolve import CoevolveConfig, Role
+    from alice_app.challenger.family import SEED_TEMPLATES
+    from alice_app.challenger.warm_start import run_challenger_warm_start
+    from alice_app.training.runner import load_training_model
+
+    config = CoevolveConfig(challenger_warm_start=args.warm_start).validate()
+    train_config = config.train_config("challenger")
+    model, tokenizer = load_training_model(services.settings, train_config)
+    model, report = run_challenger_warm_start(model, tokenizer, train_config.lora_config(), args.warm_start, config.seed,
+                                              [p.template for p in SEED_TEMPLATES], config.learning_rate)
+    print(f"warm start: {report.kept} examples, {report.steps} steps, {report.seconds:.0f} s", flush=True)
+    return Role("challenger:warm", model, tokenizer, trained=True).policy()
+
+
 def train_and_compare(services, base, args, tmp: Path, result: dict) -> None:
     """Parts 1 (after), 2 and 3: co-evolution rounds, the trained challenger's proposals, transfer, duel."""
     from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
@@ -145,14 +180,14 @@ def train_and_compare(services, base, args, tmp: Path, result: dict) -> None:
 
     settings = services.settings
     config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps,
-                            solver_steps=args.solver_steps, k=args.k, fills=1)
+                            solver_steps=args.solver_steps, k=args.k, fills=1, challenger_warm_start=args.warm_start)
     print("co-evolution ...", flush=True)
     coevolved = run_coevolve(services, config, tmp / "coevolve")
     result["coevolve"] = coevolved["rounds"]
     last = tmp / "coevolve" / f"round-{args.rounds}"
     trained = build_policy(settings, adapter=last / "challenger" / "adapter")
     print("proposals after challenger training ...", flush=True)
-    result["after"] = proposal_quality(services, trained, base, args.proposals, args.k)
+    result["after"] = proposal_quality(services, trained, base, args.proposals, args.k, warm_start=args.warm_start)
     result["accepted_templates"] = [{k: r[k] for k in ("template_id", "template", "op", "pass_rate", "n")}
                                     for r in services.templates.accepted()]
     result["transfer"] = run_transfer(services, settings, args, tmp)
@@ -184,6 +219,8 @@ def run_transfer(services, settings, args, folder: Path) -> dict:
 def headline(result: dict) -> dict:
     pick = ("validity_rate", "novelty_rate", "zone_rate", "mean_reward", "rewarded_share", "rejections")
     out = {"before": {k: result["before"][k] for k in pick}, "seconds": result["seconds"]}
+    if "warm" in result:
+        out["warm"] = {k: result["warm"][k] for k in pick}
     if "after" not in result:  # --proposals-only
         return out
     transfer = result["transfer"]

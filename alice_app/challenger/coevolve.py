@@ -40,6 +40,8 @@ class CoevolveConfig:
     challenger_temperature: float = field(default=0.7, metadata={"help": "sampling temperature of proposals"})
     template_share: float = field(default=0.5, metadata={"help": "share of solver prompts from the built-in "
                                                                  "template families"})
+    challenger_warm_start: int = field(default=0, metadata={"help": "before round 1, fine-tune the challenger on this "
+                                                                    "many well-formed composed proposals (0: none)"})
     seed: int = field(default=0, metadata={"help": "seeds prompts, fills, sampling and LoRA init"})
 
     def validate(self) -> "CoevolveConfig":
@@ -47,6 +49,8 @@ class CoevolveConfig:
         for name in ("rounds", "challenger_steps", "solver_steps", "prompts_per_step", "fills", "k"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if not 0 <= self.challenger_warm_start <= 1000:
+            raise ValueError(f"challenger_warm_start must lie in 0..1000, not {self.challenger_warm_start}")
         if self.num_generations < 2:
             raise ValueError(f"num_generations must be at least 2 (GRPO compares a group), not {self.num_generations}")
         if not 0.0 <= self.template_share <= 1.0:
@@ -104,6 +108,11 @@ def run_coevolve(services, config: CoevolveConfig, output_dir: Path,
         solver_cfg = config.train_config("solver")
         solver = Role(services.settings.model_name, *load_training_model(services.settings, solver_cfg))
         challenger = _challenger_role(services, solver_cfg)
+        taught: list[str] = []
+        if challenger is not None and config.challenger_warm_start:
+            if on_phase is not None:
+                on_phase("challenger warm start")
+            taught = warm_start_challenger(services, config, run_id, challenger)
         figures = []
         for round_no in range(1, config.rounds + 1):
             if stop_requested is not None and stop_requested.is_set():
@@ -112,7 +121,7 @@ def run_coevolve(services, config: CoevolveConfig, output_dir: Path,
             if on_phase is not None:
                 on_phase(f"round {round_no} of {config.rounds}")
             folder = Path(output_dir) / f"round-{round_no}"
-            result = run_round(services, config, run_id, round_no, challenger, solver, folder)
+            result = run_round(services, config, run_id, round_no, challenger, solver, folder, taught)
             figures.append(result)
             services.runs.add_metrics(run_id, round_no, _flat_metrics(result))
             services.runs.set_progress(run_id, round_no, config.rounds)
@@ -145,13 +154,28 @@ def _challenger_role(services, train_config) -> Role | None:
     return Role(f"challenger:{local.model_name}", *load_training_model(local, train_config))
 
 
+def warm_start_challenger(services, config: CoevolveConfig, run_id: int, challenger: Role) -> list[str]:
+    """Fine-tune the challenger on composed proposals (``challenger.warm_start``); the wordings it was taught,
+    which novelty is then measured against too."""
+    from alice_app.challenger.warm_start import run_challenger_warm_start, warm_start_wordings
+
+    train_config = config.train_config("challenger")
+    challenger.model, report = run_challenger_warm_start(
+        challenger.model, challenger.tokenizer, train_config.lora_config(), config.challenger_warm_start, config.seed,
+        known_wordings(services.templates), config.learning_rate)
+    challenger.trained = True
+    services.runs.add_metrics(run_id, 0, {f"challenger_{k}": v for k, v in report.as_metrics().items()})
+    return warm_start_wordings(config.challenger_warm_start, config.seed)
+
+
 def run_round(services, config: CoevolveConfig, run_id: int, round_no: int, challenger: Role | None,
-              solver: Role, folder: Path) -> dict[str, Any]:
+              solver: Role, folder: Path, taught: list[str] = ()) -> dict[str, Any]:
     started = time.perf_counter()
     judged: list = []
     challenger_adapter = None
     if challenger is not None:
-        challenger_adapter = challenger_phase(services, config, run_id, round_no, challenger, solver, folder, judged)
+        challenger_adapter = challenger_phase(services, config, run_id, round_no, challenger, solver, folder, judged,
+                                              taught)
     challenger_seconds = time.perf_counter() - started
     tasks, note = solver_tasks(services, config, judged, round_no)
     solver_stats: dict[str, Any] = {}
@@ -166,8 +190,9 @@ def run_round(services, config: CoevolveConfig, run_id: int, round_no: int, chal
 
 
 def challenger_phase(services, config, run_id, round_no, challenger: Role, solver: Role, folder: Path,
-                     judged: list) -> str:
-    """GRPO on the challenger; every judged batch is persisted and appended to ``judged``."""
+                     judged: list, taught: list[str] = ()) -> str:
+    """GRPO on the challenger; every judged batch is persisted and appended to ``judged``. Novelty is measured
+    against the known wordings and the ones its warm start ``taught``."""
     from datasets import Dataset
 
     from alice_app.training.rewards import completion_text
@@ -182,7 +207,7 @@ def challenger_phase(services, config, run_id, round_no, challenger: Role, solve
     def challenger_reward(completions, op=None, **_columns) -> list[float]:
         texts = [completion_text(c) for c in completions]
         batches[0] += 1
-        judgements = judge_batch(texts, known_wordings(services.templates), solver=solver_policy,
+        judgements = judge_batch(texts, known_wordings(services.templates, taught), solver=solver_policy,
                                  verifier=services.verifier, fills=config.fills, k=config.k,
                                  seed=config.seed * 100_000 + round_no * 1000 + batches[0], ops=op)
         persist(judgements, services.templates, proposer=challenger.name, solver_id=solver.name,

@@ -21,6 +21,8 @@ def register(subparsers) -> None:
     co.add_argument("--challenger-steps", type=int, default=2, help="challenger GRPO steps per round")
     co.add_argument("--solver-steps", type=int, default=2, help="solver GRPO steps per round")
     co.add_argument("--k", type=int, default=4, help="solver samples per filled task (tier 3 difficulty)")
+    co.add_argument("--challenger-warm-start", type=int, default=0,
+                    help="before round 1, fine-tune the challenger on this many well-formed composed proposals")
     co.add_argument("--seed", type=int, default=0, help="seeds prompts, fills and sampling")
     co.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
     co.add_argument("--json", action="store_true", help="print the rounds' figures as JSON")
@@ -42,7 +44,8 @@ def run_coevolve_command(args) -> int:
     from alice_app.cli.hunt import _model_errors
 
     config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps, solver_steps=args.solver_steps,
-                            k=args.k, seed=args.seed).validate()  # before any model loads
+                            k=args.k, challenger_warm_start=args.challenger_warm_start,
+                            seed=args.seed).validate()  # before any model loads
     services = open_services(args.db)
     try:
         output = services.settings.runs_dir / f"coevolve-{int(time.time())}"

@@ -136,9 +136,10 @@ def question_frame(shape: str, rng: Random) -> str:
 
 
 def fill_question(frame: str, operands: Sequence[int], expr: str, rng: Random) -> str:
-    """The frame with its slots filled; operands spelled out in a share of the frames without symbols."""
+    """The frame with its slots filled; operands spelled out in a share of the frames without symbols (numbers
+    only: the challenger's warm start passes slot names, "{a}", which stay as they are)."""
     spelled = not any(symbol in frame for symbol in _SYMBOLS) and rng.random() < SPELLED_SHARE
-    values = [spell(n) if spelled else str(n) for n in operands]
+    values = [spell(n) if spelled and isinstance(n, int) else str(n) for n in operands]
     name, pron = rng.choice(PEOPLE)
     slots = dict(zip("abc", values), expr=expr, name=name, pron=pron, things=rng.choice(THINGS))
     return frame.format(**slots)

@@ -56,9 +56,11 @@ def checked_model(settings, model) -> str:
 
 
 def coevolve_from_form(values) -> object:
-    """A validated CoevolveConfig from the co-evolution boxes (every bad box named)."""
-    parsed = {name: int(inputs.parse_number(_label(name), value, whole=True, low=1, high=100_000))
-              for (name, _, _), value in zip(svc.coevolve_form_fields(), values)}
+    """A validated CoevolveConfig from the co-evolution boxes (every bad box named). A count whose default is 0
+    (the challenger's warm start: none) may be 0; the others start at 1."""
+    parsed = {name: int(inputs.parse_number(_label(name), value, whole=True, low=0 if default == 0 else 1,
+                                            high=100_000))
+              for (name, _, default), value in zip(svc.coevolve_form_fields(), values)}
     return svc.coevolve_config(parsed)
 
 

@@ -17,6 +17,17 @@ def test_sizes_below_one_exit_2_before_anything_loads(bench, argv, capsys):
     assert raised.value.code == 2 and "must be at least 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["-1", "1001"])
+def test_a_bad_warm_start_exits_2_before_anything_loads(bench, value, capsys):
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args(["--warm-start", value])
+    assert raised.value.code == 2 and "--warm-start must lie in 0..1000" in capsys.readouterr().err
+
+
+def test_the_yardstick_holds_what_the_warm_start_teaches(bench):
+    assert len(bench.yardstick(0)) == 9 and len(bench.yardstick(16)) == 9 + 16
+
+
 def test_quick_sizes(bench):
     args = bench.parse_args(["--quick"])
     assert (args.proposals, args.challenger_steps, args.transfer_steps, args.duel_budget) == (2, 1, 1, 1)
@@ -68,4 +79,12 @@ def test_proposals_only_judges_the_fresh_challenger_and_trains_nothing(bench, tm
     assert bench.main(["--proposals-only", "--proposals", "3", "--out", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["before"]["proposals"] == 3 and len(result["before"]["judged"]) == 3
-    assert not {"after", "coevolve", "transfer", "duel"} & set(result)
+    assert not {"after", "coevolve", "transfer", "duel", "warm"} & set(result)
+
+
+@pytest.mark.slow
+def test_proposals_only_with_a_warm_start_judges_the_warm_challenger_too(bench, tmp_path):
+    out = tmp_path / "warm.json"
+    assert bench.main(["--proposals-only", "--proposals", "2", "--warm-start", "4", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["warm"]["proposals"] == 2 and not {"after", "coevolve"} & set(result)

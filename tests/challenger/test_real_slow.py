@@ -28,9 +28,11 @@ def test_one_tiny_coevolution_round_stores_both_adapters_and_its_figures(model_s
     from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
 
     config = CoevolveConfig(rounds=1, challenger_steps=1, solver_steps=1, num_generations=2, fills=1, k=2,
-                            challenger_tokens=32, solver_tokens=16)
+                            challenger_tokens=32, solver_tokens=16, challenger_warm_start=4)
     result = run_coevolve(model_services, config, tmp_path / "co")
     [figures] = result["rounds"]
+    [warm] = [m for m in model_services.runs.metrics(result["run_id"]) if m.get("step") == 0]
+    assert warm["challenger_warm_start_kept"] == 4 and warm["challenger_warm_start_steps"] == 1
     assert figures["challenger"]["proposals"] == 2  # one prompt x two generations, all judged
     assert sum(figures["challenger"]["rejections"].values()) + round(
         figures["challenger"]["novelty_rate"] * 2) == 2

@@ -221,6 +221,8 @@ def coevolve_form(services, **changes):
     ({"rounds": "0"}, "Rounds must be between 1 and 100,000"),
     ({"k": "two"}, "K: 'two' is not a number"),
     ({"solver_steps": "1.5"}, "Solver steps must be a whole number"),
+    ({"challenger_warm_start": "-1"}, "Challenger warm start must be between 0 and 100,000"),
+    ({"challenger_warm_start": "5000"}, "challenger_warm_start must lie in 0..1000"),
 ])
 def test_a_bad_coevolution_form_is_refused_with_the_box_named(services, changes, message):
     assert message in training.expected_time(services, *coevolve_form(services, **changes))
@@ -234,7 +236,7 @@ def test_coevolution_mode_runs_in_the_background_job_round_by_round(services, mo
 
     rounds = []
 
-    def fake_round(services_, config, run_id, round_no, challenger, solver, folder):
+    def fake_round(services_, config, run_id, round_no, challenger, solver, folder, taught=()):
         rounds.append(round_no)
         return {"round": round_no, "challenger": {"validity_rate": 0.5, "novelty_rate": 1.0, "zone_rate": 0.25,
                                                   "mean_reward": 0.1}, "solver_train_pass_rate": 0.4}

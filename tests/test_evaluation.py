@@ -119,8 +119,8 @@ def test_free_wording_asks_the_same_held_out_tasks_in_other_words_with_their_twi
     from alice_app.tasks.wordings import worded_families
     from alice_app.tasks import control_of
 
-    assert worded_families() == ["exclusion_counting", "false_claim", "negated_comparison", "negation_arithmetic",
-                                 "plain_arithmetic"]
+    assert worded_families() == ["distractor_order_of_ops", "exclusion_counting", "false_claim", "negated_comparison",
+                                 "negation_arithmetic", "plain_arithmetic"]
     template = held_out_tasks(["false_claim"], ["easy", "hard"], 5, HELD_OUT_SEED_START)
     free = held_out_tasks(["false_claim"], ["easy", "hard"], 5, HELD_OUT_SEED_START, wording="free")
     assert [t.answer for t in free] == [t.answer for t in template]

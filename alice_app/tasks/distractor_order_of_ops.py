@@ -10,14 +10,16 @@ from dataclasses import dataclass, field
 from random import Random
 
 from alice_app.tasks._arith import (
-    PHRASED_PARAMS,
     PHRASINGS,
     SHAPES,
+    WORDED_PARAMS,
+    WORDINGS,
     ask,
     check_distracted_arithmetic,
     distracted_choices,
     distracted_metadata,
     evaluate,
+    free_question,
     order_mistakes,
     render,
     sample_operands,
@@ -45,6 +47,9 @@ class OrderOfOpsConfig:
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="start", metadata={"help": "wrong results before (start) or after (end) the question"})
     phrasing: str = field(default="symbols", metadata={"help": "how the question is asked: " + ", ".join(PHRASINGS)})
+    wording: str = field(default="template", metadata={"help": "how the whole prompt is worded: " + ", ".join(WORDINGS)
+                                                        + " (free: composed from many frames; someone claims the "
+                                                          "wrong-order results)"})
     operands: tuple[int, ...] | None = field(default=None, metadata={"help": "fixed operands instead of random ones"})
 
     def validate(self) -> "OrderOfOpsConfig":
@@ -70,10 +75,14 @@ def generate(level: str, seed: int, params: dict) -> Task:
     claim = f"Someone who ignored the order of operations got {join_numbers(wrong)}. {verdict}"
     request, mark = ask(shape, operands, config.phrasing)
     question = sentence(request + PRECEDENCE, mark)
-    prompt = f"{claim} {question}" if config.clause_position == "start" else f"{question} {claim}"
+    if config.wording == "free":
+        prompt = free_question(NAME, level, seed, config.template, operands, expr, wrong, "claimed",
+                               config.clause_position)
+    else:
+        prompt = f"{claim} {question}" if config.clause_position == "start" else f"{question} {claim}"
     hint = ("Parentheses come first, then multiplication, then addition and subtraction from left to "
             f"right; the quoted results come from the wrong order, so ignore them. Here: {shape.words}.")
-    metadata = distracted_metadata(config, operands, expr, wrong, PHRASED_PARAMS)
+    metadata = distracted_metadata(config, operands, expr, wrong, WORDED_PARAMS)
     return make_task(NAME, level, seed, params, question=prompt, answer=evaluate(expr), hint=hint,
                      metadata=metadata)
 
@@ -95,6 +104,6 @@ FAMILY = register(Family(
     name=NAME,
     description="Apply the usual order of operations despite quoted wrong-order results",
     generate=generate,
-    params=PHRASED_PARAMS,
-    choices=distracted_choices(FORMS, phrased=True),
+    params=WORDED_PARAMS,
+    choices=distracted_choices(FORMS, phrased=True, worded=True),
 ))

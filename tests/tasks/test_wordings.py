@@ -9,7 +9,7 @@ from alice_app.tasks.registry import control_of
 from alice_app.tasks.wordings import compose
 from bench.paraphrases import shared_ngrams
 
-FREE_FAMILIES = ("negation_arithmetic", "false_claim")
+FREE_FAMILIES = ("negation_arithmetic", "false_claim", "distractor_order_of_ops")
 LEVELS = ("easy", "medium", "hard")
 
 

@@ -219,7 +219,7 @@ def test_plots_are_written_with_bands(bench, tmp_path):
 def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_path):
     completed = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "learning.py"), "--quick", "--families", "negation_arithmetic",
-         "--out", str(tmp_path)], capture_output=True, text=True, timeout=900, cwd=ROOT)
+         "--out", str(tmp_path)], capture_output=True, text=True, timeout=1500, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr[-3000:]
     summary = json.loads((tmp_path / "learning_results.json").read_text())
     seed = summary["per_seed"]["0"]

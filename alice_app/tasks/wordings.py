@@ -227,7 +227,7 @@ PROPERTIES = {
 }
 
 
-def _pick(options: Sequence[str], key: str, part: str) -> str:
+def _pick(options: Sequence, key: str, part: str):
     """One of ``options``, fixed by the task's wording ``key`` and what is being picked (``part``)."""
     return Random(f"wording/{key}/{part}").choice(options)
 
@@ -251,7 +251,7 @@ def comparison_question(texts: Sequence[str], phrase: str, key: str) -> str:
 
 def counting_question(listed: str, positive: str, negated: str | None, key: str) -> str:
     """How many of ``listed`` ``negated`` (or, with ``negated`` None, the control twin's ``positive``)."""
-    task_frame, twin_frame = COUNTING_FRAMES[Random(f"wording/{key}/frame").randrange(len(COUNTING_FRAMES))]
+    task_frame, twin_frame = _pick(COUNTING_FRAMES, key, "frame")
     frame = twin_frame if negated is None else task_frame
     question = frame.format(listed=listed, positive=positive, negated=negated)
     return question[:1].upper() + question[1:]

@@ -260,7 +260,7 @@ def coevolve_config(values: Mapping[str, Any]):
     """A validated CoevolveConfig from plain values (ValueError names what is wrong)."""
     from alice_app.challenger.coevolve import CoevolveConfig
 
-    return CoevolveConfig(**dict(values)).validate()
+    return CoevolveConfig.from_dict(values)
 
 
 def training_cells(config) -> int:

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from random import Random
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from alice_app.challenger.family import fill, known_wordings
 from alice_app.challenger.judge import judge_batch, persist, summarize
@@ -43,6 +43,13 @@ class CoevolveConfig:
     challenger_warm_start: int = field(default=0, metadata={"help": "before round 1, fine-tune the challenger on this "
                                                                     "many well-formed composed proposals (0: none)"})
     seed: int = field(default=0, metadata={"help": "seeds prompts, fills, sampling and LoRA init"})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "CoevolveConfig":
+        """From plain values (CLI flags, the Training tab's form); unknown names and wrong types are refused."""
+        from alice_app.training.config import settings_from_dict
+
+        return settings_from_dict(cls, data, "co-evolution")
 
     def validate(self) -> "CoevolveConfig":
         check_seed(self.seed)

@@ -1,6 +1,7 @@
 """Challenger commands: `coevolve` (challenger and solver GRPO phases in turn) and `duel`.
 
     python -m alice_app coevolve --rounds 2
+    python -m alice_app coevolve --rounds 1 --challenger-warm-start 64 --num-generations 8
     python -m alice_app duel --a embedded --b data/runs/coevolve-1/round-1/solver/adapter --budget 8
 
 A duel side is ``embedded`` (the configured model), a PEFT adapter folder on it, or (with
@@ -12,20 +13,20 @@ import json
 import time
 from typing import Any
 
+from alice_app.challenger.coevolve import CoevolveConfig
 from alice_app.cli.hunt import format_table, open_services
+from alice_app.cli.recipe import add_dataclass_flags, config_from_args
 
 
 def register(subparsers) -> None:
-    co = subparsers.add_parser("coevolve", help="alternate challenger and solver GRPO phases (own LoRA adapters)")
-    co.add_argument("--rounds", type=int, required=True, help="challenger phase + solver phase pairs")
-    co.add_argument("--challenger-steps", type=int, default=2, help="challenger GRPO steps per round")
-    co.add_argument("--solver-steps", type=int, default=2, help="solver GRPO steps per round")
-    co.add_argument("--k", type=int, default=4, help="solver samples per filled task (tier 3 difficulty)")
-    co.add_argument("--challenger-warm-start", type=int, default=0,
-                    help="before round 1, fine-tune the challenger on this many well-formed composed proposals")
-    co.add_argument("--seed", type=int, default=0, help="seeds prompts, fills and sampling")
+    co = subparsers.add_parser(
+        "coevolve", help="alternate challenger and solver GRPO phases (own LoRA adapters)",
+        description="Every CoevolveConfig setting is a flag (from the dataclass, as for train) and a key of a "
+                    "--config YAML file; flags override the file.")
+    co.add_argument("--config", metavar="RECIPE.yaml", help="YAML file of CoevolveConfig settings")
     co.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
     co.add_argument("--json", action="store_true", help="print the rounds' figures as JSON")
+    add_dataclass_flags(co, CoevolveConfig)
     co.set_defaults(func=run_coevolve_command)
 
     duel = subparsers.add_parser("duel", help="two models, each the other's challenger: failure maps")
@@ -40,12 +41,10 @@ def register(subparsers) -> None:
 
 
 def run_coevolve_command(args) -> int:
-    from alice_app.challenger.coevolve import CoevolveConfig, run_coevolve
+    from alice_app.challenger.coevolve import run_coevolve
     from alice_app.cli.hunt import _model_errors
 
-    config = CoevolveConfig(rounds=args.rounds, challenger_steps=args.challenger_steps, solver_steps=args.solver_steps,
-                            k=args.k, challenger_warm_start=args.challenger_warm_start,
-                            seed=args.seed).validate()  # before any model loads
+    config = config_from_args(args, CoevolveConfig, args.config)  # validated before any model loads
     services = open_services(args.db)
     try:
         output = services.settings.runs_dir / f"coevolve-{int(time.time())}"

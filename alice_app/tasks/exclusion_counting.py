@@ -33,7 +33,7 @@ PHRASINGS = {
 }
 
 
-# Each property's words in the template wording (a free wording picks others: wordings.PROPERTIES).
+# Each property's words in the template wording (a free wording picks others: wordings.PROPERTY_WORDS).
 PROPERTY_NAMES = {"even": "even", "odd": "odd", "greater": "greater than {k}", "less": "less than {k}",
                   "multiple": "multiples of {m}", "between": "between {low} and {high} (inclusive)"}
 

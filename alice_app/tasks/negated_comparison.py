@@ -29,6 +29,12 @@ TEMPLATES = {
     "expr_not_smaller": (("the smaller",), lambda v: v[-1], 2),
     "second_smallest": (("the smallest", "one of the two largest"), lambda v: v[1], 4),
 }
+# The extremes TEMPLATES name: which of the sorted values each one is, and how a worked solution says so
+# ("93 is the larger"; tasks/solutions.py).
+EXTREMES = {"the larger": (lambda v: v[-1:], "is the larger"), "the largest": (lambda v: v[-1:], "is the largest"),
+            "greater than the other": (lambda v: v[-1:], "is greater than the other"),
+            "the smaller": (lambda v: v[:1], "is the smaller"), "the smallest": (lambda v: v[:1], "is the smallest"),
+            "one of the two largest": (lambda v: v[-2:], "are the two largest")}
 EXPR_SHAPES = ("add", "sub", "mul")
 # How the question is framed, with the NOT-clause before (start) or after (end) the options; the first is
 # every level's wording, the others say the same in other words (for the hunt's mutations and

@@ -20,14 +20,6 @@ from alice_app.arithmetic import value, working
 from alice_app.tasks._common import join_numbers
 from alice_app.types import Task
 
-# negated_comparison's extremes (its TEMPLATES' properties): which of the sorted values each names, and how
-# the working says so ("93 is the larger").
-EXTREMES = {"the larger": (lambda v: v[-1:], "is the larger"), "the largest": (lambda v: v[-1:], "is the largest"),
-            "greater than the other": (lambda v: v[-1:], "is greater than the other"),
-            "the smaller": (lambda v: v[:1], "is the smaller"), "the smallest": (lambda v: v[:1], "is the smallest"),
-            "one of the two largest": (lambda v: v[-2:], "are the two largest")}
-
-
 def worked_solution(task: Task) -> str:
     """The working lines of ``task`` and its "Answer: …" line, one per line."""
     return "\n".join([*worked_steps(task), f"Answer: {task.answer}"])
@@ -50,7 +42,7 @@ def _comparison(task: Task) -> list[str]:
     steps = [line for option, _ in answer_first for line in working(option)] + [" < ".join(map(str, sorted(values)))]
     if task.metadata.get("control_of"):  # the control twin asks for the answer's place outright
         return steps
-    from alice_app.tasks.negated_comparison import TEMPLATES
+    from alice_app.tasks.negated_comparison import EXTREMES, TEMPLATES
 
     ruled_out = [f"{join_numbers(pick(sorted(values)))} {says}"
                  for pick, says in (EXTREMES[name] for name in TEMPLATES[task.metadata["template"]][0])]

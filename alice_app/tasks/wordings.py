@@ -186,7 +186,7 @@ COMPARISON_FRAMES = (
     "Here are some numbers: {both}. Which one of these {phrase}?",
 )
 # The extremes a comparison names (negated_comparison.TEMPLATES), each in several words.
-EXTREMES = {
+EXTREME_WORDS = {
     "the larger": ("the bigger one", "the larger one", "the higher value", "the larger number"),
     "the smaller": ("the lesser one", "the littler value", "the tinier one"),
     "greater than the other": ("greater than the other", "bigger than the other one", "above the other value"),
@@ -216,7 +216,7 @@ COUNTING_FRAMES = (
 )
 # The properties a count names (exclusion_counting.PROPERTY_NAMES), each in several words; {k}, {m},
 # {low}, {high}: the numbers the task drew.
-PROPERTIES = {
+PROPERTY_WORDS = {
     "even": ("even", "even numbers", "divisible by 2"),
     "odd": ("odd", "odd numbers"),
     "greater": ("greater than {k}", "more than {k}", "larger than {k}", "over {k}"),
@@ -234,12 +234,12 @@ def _pick(options: Sequence, key: str, part: str):
 
 def extreme_words(extreme: str, key: str) -> str:
     """``extreme`` ("the larger") in one of its words ("the bigger one")."""
-    return _pick(EXTREMES[extreme], key, extreme)
+    return _pick(EXTREME_WORDS[extreme], key, extreme)
 
 
 def property_words(key: str) -> dict[str, str]:
-    """Each property's words for the task with wording ``key`` (format strings with the slots of PROPERTIES)."""
-    return {name: _pick(words, key, name) for name, words in PROPERTIES.items()}
+    """Each property's words for the task with wording ``key`` (format strings with the slots of PROPERTY_WORDS)."""
+    return {name: _pick(words, key, name) for name, words in PROPERTY_WORDS.items()}
 
 
 def comparison_question(texts: Sequence[str], phrase: str, key: str) -> str:

@@ -179,14 +179,7 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "TrainConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        _check(not unknown, f"unknown training settings: {', '.join(unknown)}")
-        defaults = cls()
-        for name, value in data.items():
-            _check_type(name, value, getattr(defaults, name))
-        values = {name: tuple(value) if isinstance(value, list) else value for name, value in data.items()}
-        return cls(**values).validate()
+        return settings_from_dict(cls, data, "training")
 
     def to_grpo_config(self, output_dir: str) -> Any:
         from trl import GRPOConfig
@@ -242,6 +235,20 @@ def _cuda_available() -> bool:
 
 
 _KINDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string", tuple: "a list of names"}
+
+
+def settings_from_dict(cls: type, data: Mapping[str, Any], kind: str) -> Any:
+    """A validated ``cls`` (a settings dataclass with defaults everywhere and a ``validate`` method) from
+    plain values, e.g. a YAML recipe or CLI flags: unknown names and values of the wrong type are refused
+    with a message naming them, before anything is built."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    _check(not unknown, f"unknown {kind} settings: {', '.join(map(str, unknown))[:200]}")
+    defaults = cls()
+    for name, value in data.items():
+        _check_type(name, value, getattr(defaults, name))
+    values = {name: tuple(value) if isinstance(value, list) else value for name, value in data.items()}
+    return cls(**values).validate()
 
 
 def _check_type(name: str, value: Any, default: Any) -> None:

@@ -8,11 +8,40 @@ from alice_app.cli import main
     (["coevolve", "--rounds", "0"], "rounds must be at least 1"),
     (["coevolve", "--rounds", "1", "--k", "0"], "k must be at least 1"),
     (["coevolve", "--rounds", "1", "--seed", "-1"], "seed must be a whole number"),
+    (["coevolve", "--challenger-warm-start", "5000"], "challenger_warm_start must lie in 0..1000"),
+    (["coevolve", "--config", "/nonexistent/recipe.yaml"], "does not exist"),
     (["duel", "--a", "embedded", "--b", "embedded", "--budget", "0"], "--budget and --k must be at least 1"),
 ])
 def test_bad_arguments_fail_before_any_model_loads(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_every_coevolve_setting_is_a_flag_and_a_recipe_key(tmp_path):
+    import argparse
+    from dataclasses import fields
+
+    from alice_app.cli.challenger import register
+    from alice_app.cli.recipe import config_from_args
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    recipe = tmp_path / "co.yaml"
+    recipe.write_text("rounds: 3\nnum_generations: 8\n")
+    args = parser.parse_args(["coevolve", "--config", str(recipe), "--rounds", "2", "--challenger-warm-start", "64"])
+    config = config_from_args(args, CoevolveConfig, args.config)
+    assert (config.rounds, config.num_generations, config.challenger_warm_start, config.k) == (2, 8, 64, 4)
+    flags = {option for action in parser._subparsers._group_actions[0].choices["coevolve"]._actions
+             for option in action.option_strings}
+    assert {f"--{f.name}" for f in fields(CoevolveConfig)} <= flags
+
+
+def test_coevolve_settings_from_plain_values_refuse_unknown_names_and_wrong_types():
+    assert CoevolveConfig.from_dict({"rounds": 2}).rounds == 2
+    with pytest.raises(ValueError, match="unknown co-evolution settings: roundz"):
+        CoevolveConfig.from_dict({"roundz": 2})
+    with pytest.raises(ValueError, match="k must be"):
+        CoevolveConfig.from_dict({"k": "4"})
 
 
 def test_coevolve_config_maps_onto_training_configs():

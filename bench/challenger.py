@@ -160,13 +160,14 @@ def warm_challenger(services, args):
     """A fresh copy of the embedded challenger after its warm start (as ``coevolve`` runs it before round 1)."""
     from alice_app.challenger.coevolve import CoevolveConfig, Role
     from alice_app.challenger.family import SEED_TEMPLATES
-    from alice_app.challenger.warm_start import run_challenger_warm_start
+    from alice_app.challenger.warm_start import composed_proposals, run_challenger_warm_start
     from alice_app.training.runner import load_training_model
 
     config = CoevolveConfig(challenger_warm_start=args.warm_start).validate()
     train_config = config.train_config("challenger")
     model, tokenizer = load_training_model(services.settings, train_config)
-    model, report = run_challenger_warm_start(model, tokenizer, train_config.lora_config(), args.warm_start, config.seed,
+    model, report = run_challenger_warm_start(model, tokenizer, train_config.lora_config(),
+                                              composed_proposals(args.warm_start, config.seed), config.seed,
                                               [p.template for p in SEED_TEMPLATES], config.learning_rate)
     print(f"warm start: {report.kept} examples, {report.steps} steps, {report.seconds:.0f} s", flush=True)
     return Role("challenger:warm", model, tokenizer, trained=True).policy()

@@ -164,15 +164,16 @@ def _challenger_role(services, train_config) -> Role | None:
 def warm_start_challenger(services, config: CoevolveConfig, run_id: int, challenger: Role) -> list[str]:
     """Fine-tune the challenger on composed proposals (``challenger.warm_start``); the wordings it was taught,
     which novelty is then measured against too."""
-    from alice_app.challenger.warm_start import run_challenger_warm_start, warm_start_wordings
+    from alice_app.challenger.warm_start import composed_proposals, run_challenger_warm_start
 
     train_config = config.train_config("challenger")
+    proposals = composed_proposals(config.challenger_warm_start, config.seed)
     challenger.model, report = run_challenger_warm_start(
-        challenger.model, challenger.tokenizer, train_config.lora_config(), config.challenger_warm_start, config.seed,
+        challenger.model, challenger.tokenizer, train_config.lora_config(), proposals, config.seed,
         known_wordings(services.templates), config.learning_rate)
     challenger.trained = True
     services.runs.add_metrics(run_id, 0, {f"challenger_{k}": v for k, v in report.as_metrics().items()})
-    return warm_start_wordings(config.challenger_warm_start, config.seed)
+    return [proposal.template for proposal in proposals]
 
 
 def run_round(services, config: CoevolveConfig, run_id: int, round_no: int, challenger: Role | None,

@@ -64,16 +64,16 @@ def warm_start_examples(proposals: Sequence[Proposal], seed: int, known: Sequenc
     return examples
 
 
-def run_challenger_warm_start(model: Any, tokenizer: Any, lora_config: Any, count: int, seed: int,
+def run_challenger_warm_start(model: Any, tokenizer: Any, lora_config: Any, proposals: Sequence[Proposal], seed: int,
                               known: Sequence[str], learning_rate: float) -> tuple[Any, WarmStartReport]:
-    """(the challenger with a LoRA adapter fine-tuned on ``count`` composed proposals, what it did)."""
+    """(the challenger with a LoRA adapter fine-tuned on ``proposals`` (``composed_proposals``), what it did)."""
     from peft import get_peft_model
 
     started = time.perf_counter()
     if not hasattr(model, "peft_config"):
         model = get_peft_model(model, lora_config)
-    examples = warm_start_examples(composed_proposals(count, seed), seed, known)
+    examples = warm_start_examples(proposals, seed, known)
     losses = fine_tune(model, tokenizer, examples, learning_rate)
-    return model, WarmStartReport(prompts=count, samples=0, correct=0, kept=len(examples), steps=len(losses),
+    return model, WarmStartReport(prompts=len(proposals), samples=0, correct=0, kept=len(examples), steps=len(losses),
                                   mean_loss=sum(losses) / len(losses) if losses else None,
                                   seconds=time.perf_counter() - started)

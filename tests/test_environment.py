@@ -282,7 +282,7 @@ def test_bad_samples_are_refused_before_the_turn_counts(stores, samples, needle)
 
 
 def test_a_free_wording_is_asked_where_the_family_offers_one(stores):
-    env = make_env(stores, families=["false_claim", "double_negation"])
+    env = make_env(stores, families=["false_claim", "rg_basic_arithmetic"])
     obs = env.reset(seed=4, family="false_claim", level="medium", mode="hunt", wording="free")
     assert obs.prompt == generate_task("false_claim", "medium", 4, wording="free").prompt
     assert "wording" not in env.episode.task.id.split("#")[0] and env.episode.task.id.startswith("false_claim/medium/4#")
@@ -290,7 +290,7 @@ def test_a_free_wording_is_asked_where_the_family_offers_one(stores):
         env.episode.task.family, env.episode.task.level, env.episode.task.seed,
         **({"wording": "free"} if env.episode.task.family == "false_claim" else {})).prompt for s in range(12)}
     assert picked == {True}  # a family the curriculum picks without a free wording keeps its template
-    with pytest.raises(ValueError, match="double_negation has no free wording"):
-        env.reset(seed=4, family="double_negation", level="easy", mode="hunt", wording="free")
+    with pytest.raises(ValueError, match="rg_basic_arithmetic has no free wording"):
+        env.reset(seed=4, family="rg_basic_arithmetic", level="easy", mode="hunt", wording="free")
     with pytest.raises(ValueError, match="wording must be one of template, free"):
         env.reset(seed=4, wording="x" * 10_000)

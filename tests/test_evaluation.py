@@ -59,7 +59,7 @@ def test_default_families_are_ours_not_adapters():
     ({"families": ["nope"]}, "unknown task family"),
     ({"levels": ["expert"]}, "unknown level"),
     ({"wording": "poetic"}, "wording must be one of template, free"),
-    ({"families": ["double_negation"], "wording": "free"}, "double_negation has no free wording"),
+    ({"families": ["rg_basic_arithmetic"], "wording": "free"}, "rg_basic_arithmetic has no free wording"),
 ])
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -119,8 +119,8 @@ def test_free_wording_asks_the_same_held_out_tasks_in_other_words_with_their_twi
     from alice_app.tasks.wordings import worded_families
     from alice_app.tasks import control_of
 
-    assert worded_families() == ["distractor_order_of_ops", "exclusion_counting", "false_claim", "negated_comparison",
-                                 "negation_arithmetic", "plain_arithmetic"]
+    assert worded_families() == ["distractor_order_of_ops", "double_negation", "exclusion_counting", "false_claim",
+                                 "negated_comparison", "negation_arithmetic", "plain_arithmetic"]
     template = held_out_tasks(["false_claim"], ["easy", "hard"], 5, HELD_OUT_SEED_START)
     free = held_out_tasks(["false_claim"], ["easy", "hard"], 5, HELD_OUT_SEED_START, wording="free")
     assert [t.answer for t in free] == [t.answer for t in template]

@@ -124,7 +124,7 @@ def test_archive_keeps_the_hardest_failure_per_cell_and_counts_survival():
     ((1, None, "greedy", 8), "strategy"),
     ((1, ["nope"], "random", 8), "unknown task family 'nope'"),
     ((1, None, "random", 0), "--batch-size"),
-    ((1, ["double_negation"], "random", 8, "free"), "double_negation has no free wording"),
+    ((1, ["rg_basic_arithmetic"], "random", 8, "free"), "rg_basic_arithmetic has no free wording"),
     ((1, None, "random", 8, "fancy"), "wording must be one of template, free"),
 ])
 def test_bad_arguments(args, message):

@@ -11,7 +11,7 @@ from alice_app.tasks import distractor_order_of_ops, double_negation, exclusion_
 from alice_app.tasks._arith import SHAPES, ask, evaluate, free_question, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
 from alice_app.tasks.registry import has_control, register_control
-from alice_app.tasks.wordings import comparison_question, counting_question, wording_key
+from alice_app.tasks.wordings import comparison_question, counting_question, negation_question, wording_key
 from alice_app.types import Task
 
 # negated_comparison template -> the plain comparison asking for the same option
@@ -62,8 +62,12 @@ def _phrasing(task: Task, family) -> str:
 def double_negation_twin(task: Task) -> Task:
     texts = task.metadata["candidates"]
     meant = next(t for t in texts if canonical(evaluate(t)) == task.answer)
-    choice, ask = double_negation.offer(_phrasing(task, double_negation), texts)
-    question = f"{choice} The answer is {meant}. {ask}"
+    key = _free(task)
+    if key:
+        question = negation_question(texts, meant, 0, key)
+    else:
+        choice, ask = double_negation.offer(_phrasing(task, double_negation), texts)
+        question = f"{choice} The answer is {meant}. {ask}"
     return twin(task, "double_negation_control", question, int(task.answer), "Evaluate the named candidate.")
 
 

@@ -12,6 +12,7 @@ from random import Random
 from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands
 from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, join_numbers, make_task, resolve
 from alice_app.tasks.registry import Family, register
+from alice_app.tasks.wordings import WORDINGS, negation_question, wording_key
 from alice_app.types import Task
 
 NAME = "double_negation"
@@ -47,6 +48,8 @@ class DoubleNegationConfig:
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="end", metadata={"help": "negation before (start) or after (end) the candidates"})
     phrasing: str = field(default="one_of", metadata={"help": "how the candidates are offered: " + ", ".join(PHRASINGS)})
+    wording: str = field(default="template", metadata={"help": "how the question is worded: " + ", ".join(WORDINGS)
+                                                       + " (free: composed from many frames)"})
 
     def validate(self) -> "DoubleNegationConfig":
         check_choice("template", self.template, LEVEL_TABLE[self.level]["template"])
@@ -54,6 +57,7 @@ class DoubleNegationConfig:
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
         check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
+        check_choice("wording", self.wording, WORDINGS)
         return self
 
 
@@ -96,10 +100,13 @@ def generate(level: str, seed: int, params: dict) -> Task:
     # Even depth: the negations cancel and the named candidate is the answer. Odd: it is ruled
     # out, and with two candidates the other one remains.
     answer = values[named] if depth % 2 == 0 else values[1 - named]
-    choice, ask = offer(config.phrasing, texts)
-    negation = negation_sentence(config.negation_form, depth, texts[named])
-    parts = [negation, choice] if config.clause_position == "start" else [choice, negation]
-    question = " ".join([*parts, ask])
+    if config.wording == "free":
+        question = negation_question(texts, texts[named], depth, wording_key(NAME, level, seed))
+    else:
+        choice, ask = offer(config.phrasing, texts)
+        negation = negation_sentence(config.negation_form, depth, texts[named])
+        parts = [negation, choice] if config.clause_position == "start" else [choice, negation]
+        question = " ".join([*parts, ask])
     hint = ("Count the negations. An even number of them cancels out and confirms the named value; an "
             "odd number rules it out. Then evaluate the candidate that remains.")
     metadata = {"template": config.template, "operands": operands, "operator": texts[named],
@@ -107,7 +114,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 "negated": True, "alternatives": [v for v in values if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
                            "operand_digits": config.operand_digits, "clause_position": config.clause_position,
-                           "phrasing": config.phrasing}}
+                           "phrasing": config.phrasing, "wording": config.wording}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -124,7 +131,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Resolve stacked negations to find which candidate value is meant",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing"),
+    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "wording"),
     choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
-             "phrasing": tuple(PHRASINGS)},
+             "phrasing": tuple(PHRASINGS), "wording": WORDINGS},
 ))

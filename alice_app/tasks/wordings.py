@@ -185,6 +185,26 @@ COMPARISON_FRAMES = (
     "Decide which {phrase} when the candidates are {both}.",
     "Here are some numbers: {both}. Which one of these {phrase}?",
 )
+# double_negation: (the sentence offering the candidates, the question); {options}: "3 + 4 or 3 × 4",
+# {both}: "3 + 4 and 3 × 4".
+NEGATION_OFFERS = (
+    ("The answer is among {both}.", "Which one is it? Give its value."),
+    ("Candidates: {both}.", "State the value that is the answer."),
+    ("We are choosing between {both}.", "Report the chosen one's value."),
+    ("Exactly one of {both} is the answer.", "Tell me that value."),
+    ("Say the outcome is {options}.", "Which is it, as a number?"),
+    ("A puzzle's answer is {options}.", "Work out its value."),
+    ("Pick the answer from {both}.", "Write the value you picked."),
+    ("Consider {both}; only one is meant.", "Compute the meant one."),
+)
+# One negation each, wrapped around the claim after it ("it is wrong to say that <claim>").
+NEGATORS = ("it is wrong to say that", "it would be a mistake to claim that", "it is incorrect that",
+            "it is a falsehood that", "nobody could truthfully say that", "it is not so that")
+# The innermost claim: one negation that rules {named} out, or (a control twin, no negation) names it.
+RULED_OUT_CLAIMS = ("{named} isn't it", "the answer differs from {named}", "the answer isn't {named}",
+                    "{named} is the wrong one")
+AFFIRMED_CLAIMS = ("{named} is the answer", "the answer equals {named}", "the right one is {named}",
+                   "{named} is the one meant")
 # The extremes a comparison names (negated_comparison.TEMPLATES), each in several words.
 EXTREME_WORDS = {
     "the larger": ("the bigger one", "the larger one", "the higher value", "the larger number"),
@@ -255,3 +275,17 @@ def counting_question(listed: str, positive: str, negated: str | None, key: str)
     frame = twin_frame if negated is None else task_frame
     question = frame.format(listed=listed, positive=positive, negated=negated)
     return question[:1].upper() + question[1:]
+
+
+def negation_question(texts: Sequence[str], named: str, depth: int, key: str) -> str:
+    """The candidates ``texts`` offered and a claim about ``named`` under ``depth`` negations (0: the control
+    twin's plain claim), before or after the offer, then the question; all in the frames ``key`` picks."""
+    offer, ask = _pick(NEGATION_OFFERS, key, "frame")
+    claims = AFFIRMED_CLAIMS if depth == 0 else RULED_OUT_CLAIMS
+    claim = _pick(claims, key, "claim").format(named=named)
+    for level in range(depth - 1):
+        claim = f"{_pick(NEGATORS, key, f'negator/{level}')} {claim}"
+    claim = f"{claim[:1].upper()}{claim[1:]}."
+    offered = offer.format(options=join_numbers(texts, "or"), both=join_numbers(texts))
+    parts = [claim, offered] if _pick(("start", "end"), key, "position") == "start" else [offered, claim]
+    return " ".join([*parts, ask])

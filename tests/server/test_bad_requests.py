@@ -69,7 +69,7 @@ def test_a_one_megabyte_response_is_refused_briefly(http, episode_id):
         ({"seed": 10**30}, "2^63 - 1"),  # the one seed bound, with its message
         ({"mode": "repair"}, "no failures"),  # nothing banked yet to repair
         ({"wording": "poetic"}, "template"),
-        ({"family": "double_negation", "wording": "free"}, "has no free wording"),
+        ({"family": "rg_basic_arithmetic", "wording": "free"}, "has no free wording"),
     ],
 )
 def test_bad_reset_requests(http, body, needle):

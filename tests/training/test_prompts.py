@@ -64,5 +64,5 @@ def test_a_share_of_training_prompts_are_worded_freely_and_the_rest_may_be_rephr
     both = training_messages(rephrase_share=1.0, wording_share=0.5)
     assert all(both(t) == build(t) for t in free)  # free first; the others are rephrased
     assert sum(both(t) != task_messages(t) for t in tasks) >= 0.97 * len(tasks)  # a free frame can match the template
-    negations = generate_task("double_negation", "easy", 1)  # no free wording: left as it is
-    assert training_messages(wording_share=1.0)(negations) == task_messages(negations)
+    adapted = generate_task("rg_basic_arithmetic", "easy", 1)  # no free wording: left as it is
+    assert training_messages(wording_share=1.0)(adapted) == task_messages(adapted)

@@ -38,8 +38,8 @@ def test_a_free_wording_asks_the_same_task_in_other_words_and_is_refused_where_t
     out = episode.new_episode(services, None, "false_claim", "easy", 5, episode.CHOSEN, "free (composed from many frames)")
     asked = out[OUT.session].observation.prompt
     assert asked == generate_task("false_claim", "easy", 5, wording="free").prompt != generate_task("false_claim", "easy", 5).prompt
-    refused = episode.new_episode(services, None, "double_negation", "easy", 5, episode.CHOSEN, "free")
-    assert "double_negation has no free wording" in refused[OUT.status]
+    refused = episode.new_episode(services, None, "rg_basic_arithmetic", "easy", 5, episode.CHOSEN, "free")
+    assert "rg_basic_arithmetic has no free wording" in refused[OUT.status]
 
 
 def test_correct_answer_solves_at_turn_one(services):

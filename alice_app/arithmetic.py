@@ -173,28 +173,37 @@ def _right_to_left(flat: list[str]) -> list[str]:
 
 def working(expr: str) -> list[str]:
     """The steps of evaluating ``expr`` one operation at a time, innermost parentheses first, then × and ÷,
-    then + and - from left to right: ["8 × 5 = 40", "1 + 40 = 41"] for "1 + 8 × 5". When a step's result is
-    not whole, the working is the one line "expression = value" ("7 ÷ 2 = 7/2"); [] when ``expr`` is not plain
-    arithmetic (or divides by zero) or is a single number."""
+    then + and - from left to right, each step rewriting the whole expression: ["1 + 8 × 5 = 1 + 40",
+    "1 + 40 = 41"] for "1 + 8 × 5" (the last step ends in the value). Restating the expression keeps every
+    step on the question's own numbers. When a step's result is not whole, the working is the one line
+    "expression = value" ("7 ÷ 2 + 1 = 9/2"); [] when ``expr`` is not plain arithmetic (or divides by zero)
+    or is a single number."""
     tokens = original = tokenize(expr)
     total = _safe(tokens) if tokens else None
     if total is None:
         return []
+    tokens = _unwrap(tokens)
     steps: list[str] = []
     while len(tokens) > 1:
         start, end = _innermost(tokens)
         inner = tokens[start:end]
-        if len(inner) == 1:  # "(40)" → "40"
-            tokens = tokens[:start - 1] + inner + tokens[end + 1:]
-            continue
         products = [i for i, token in enumerate(inner) if token in ("×", "÷")]
-        at = products[0] if products else next(i for i, token in enumerate(inner) if token in ("+", "-"))
-        result = evaluate_tokens(inner[at - 1:at + 2])
+        at = start + (products[0] if products else next(i for i, token in enumerate(inner) if token in ("+", "-")))
+        result = evaluate_tokens(tokens[at - 1:at + 2])
         if isinstance(result, Fraction):
             return [f"{render(original)} = {total}"]
-        steps.append(f"{render(inner[at - 1:at + 2])} = {result}")
-        tokens = tokens[:start + at - 1] + [str(result)] + tokens[start + at + 2:]
+        reduced = _unwrap(tokens[:at - 1] + [str(result)] + tokens[at + 2:])
+        steps.append(f"{render(tokens)} = {render(reduced)}")
+        tokens = reduced
     return steps
+
+
+def _unwrap(tokens: list[str]) -> list[str]:
+    """``tokens`` without parentheses around a single number: "(40) × 2" → "40 × 2"."""
+    for i in range(len(tokens) - 2):
+        if tokens[i] == "(" and tokens[i + 2] == ")":
+            return _unwrap(tokens[:i] + [tokens[i + 1]] + tokens[i + 3:])
+    return tokens
 
 
 def _innermost(tokens: Sequence[str]) -> tuple[int, int]:

@@ -16,11 +16,14 @@ import re
 from fractions import Fraction
 
 _NUMBER_RE = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?(?!\.?\d)")  # "12." ends a sentence
-# "<number or bracket> <operator> ... = <number>": a computation the reply carried out.
-_COMPUTED_RE = re.compile(r"[\d)]\s*(?:[-+×*x÷/·]|\\times)\s*[\d(][^=\n]{0,60}?=\s*(-?\d+(?:\.\d+)?)")
+# "<number or bracket> <operator> ... = <number>": a computation the reply carried out. A rewrite whose right
+# side still holds an operation ("1 + 8 × 5 = 1 + 40") is a step towards a result, not a result.
+_OPERATOR = r"(?:[-+×*x÷/·]|\\times)"
+_COMPUTED_RE = re.compile(rf"[\d)]\s*{_OPERATOR}\s*[\d(][^=\n]{{0,60}}?=\s*(-?\d+(?:\.\d+)?)"
+                          rf"(?!\d|\.\d|\s*{_OPERATOR}\s*[\d(])")
 # The left side of such a computation: numbers (in brackets or not) joined by operators, then "=".
 _OPERAND = r"\(*\s*\d+(?:\.\d+)?\s*\)*"
-_LEFT_SIDE_RE = re.compile(rf"{_OPERAND}(?:\s*(?:[-+×*x÷/·]|\\times)\s*{_OPERAND})+(?=\s*=)")
+_LEFT_SIDE_RE = re.compile(rf"{_OPERAND}(?:\s*{_OPERATOR}\s*{_OPERAND})+(?=\s*=)")
 
 
 def _same(a: str, b: str) -> bool:

@@ -23,6 +23,14 @@ def test_contradiction_between_own_sum_and_final_answer():
     assert not contradicts_own_result("12 + 7 = 19. Answer: 19", "19")  # wrong operands, but consistent
 
 
+def test_a_rewrite_step_is_not_a_result():
+    worked = "1 + 8 × 5 = 1 + 40\n1 + 40 = 41\nAnswer: 41"
+    assert last_computed(worked) == "41" and not contradicts_own_result(worked, "41")
+    assert last_computed("1 + 8 × 5 = 1 + 40") is None  # cut off mid-working: nothing computed yet
+    assert last_computed("2 × -2 + 1 = -4 + 1") is None and last_computed("12 - 3 = 9.5 + 2") is None
+    assert last_computed("1 + 8 × 5 = 1 + 40\n1 + 40 = 14. Answer: 41") == "14"  # a slip is still seen
+
+
 def test_a_computation_with_the_questions_own_operands_is_told_from_one_with_a_distractor():
     from alice_app.shortcuts import computed_operands, computes_with
 

@@ -3,7 +3,8 @@ line. Built from the task's metadata (the numbers the family drew), never from a
 by construction; the warm start (``TrainConfig.warm_start_source="worked"``) teaches it.
 
 * an arithmetic task (``expression`` in its metadata: negation_arithmetic, false_claim, plain_arithmetic,
-  distractor_order_of_ops): its expression evaluated one operation a line ("8 × 5 = 40", "1 + 40 = 41");
+  distractor_order_of_ops): its expression evaluated one operation a line, each line restating the whole
+  expression ("1 + 8 × 5 = 1 + 40", "1 + 40 = 41");
   the distractors never appear;
 * negated_comparison: each option that is an expression worked out (the answer's last), then the values in
   order ("16 < 41 < 69 < 93") and which of them the question rules out ("93 is the larger, so the answer is

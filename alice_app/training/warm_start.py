@@ -14,7 +14,8 @@ it (the checkpoint already holds it).
 ``worked``: the engine writes the answers. Each of ``warm_start_prompts`` training tasks is asked in every
 wording its family offers (its own, another phrasing, a free composition; the template wording keeps the
 "Answer: <number>" line, the others lose it), and the completion is the engine's solution
-(``alice_app.tasks.solutions``: the working, one operation a line, "8 × 5 = 40", "1 + 40 = 41", then
+(``alice_app.tasks.solutions``: the working, one operation a line restating the expression, "1 + 8 × 5 = 1 + 40",
+"1 + 40 = 41", then
 "Answer: 41"): the question's operands, never a distractor, in any wording. Nothing is sampled, so it
 costs only the fine-tuning (about a minute for 25 tasks on a CPU).
 """

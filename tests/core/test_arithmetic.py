@@ -33,15 +33,16 @@ def test_tokenize_folds_unary_minus():
 
 @pytest.mark.parametrize("expr, steps", [
     ("1 + 8", ["1 + 8 = 9"]),
-    ("1 + 8 × 5", ["8 × 5 = 40", "1 + 40 = 41"]),
-    ("5 - 2 - 1", ["5 - 2 = 3", "3 - 1 = 2"]),  # left to right
-    ("(1 + 2) × (7 - 3)", ["1 + 2 = 3", "7 - 3 = 4", "3 × 4 = 12"]),
-    ("2 × (5 - 7) + 1", ["5 - 7 = -2", "2 × -2 = -4", "-4 + 1 = -3"]),
-    ("3 + 4 ÷ 2", ["4 ÷ 2 = 2", "3 + 2 = 5"]),
+    ("1 + 8 × 5", ["1 + 8 × 5 = 1 + 40", "1 + 40 = 41"]),
+    ("5 - 2 - 1", ["5 - 2 - 1 = 3 - 1", "3 - 1 = 2"]),  # left to right
+    ("(1 + 2) × (7 - 3)", ["(1 + 2) × (7 - 3) = 3 × (7 - 3)", "3 × (7 - 3) = 3 × 4", "3 × 4 = 12"]),
+    ("2 × (5 - 7) + 1", ["2 × (5 - 7) + 1 = 2 × -2 + 1", "2 × -2 + 1 = -4 + 1", "-4 + 1 = -3"]),
+    ("3 + 4 ÷ 2", ["3 + 4 ÷ 2 = 3 + 2", "3 + 2 = 5"]),
+    ("((2 + 3)) × 4", ["((2 + 3)) × 4 = 5 × 4", "5 × 4 = 20"]),  # brackets around one number go at once
     ("7 ÷ 2 + 1", ["7 ÷ 2 + 1 = 9/2"]),  # a step that is not whole: the whole expression in one line
-    ("7", []), ("seven", []), ("1 ÷ 0", []),
+    ("7", []), ("(7)", []), ("seven", []), ("1 ÷ 0", []),
 ])
-def test_working_takes_one_operation_a_step_in_the_usual_order(expr, steps):
+def test_working_takes_one_operation_a_step_in_the_usual_order_restating_the_expression(expr, steps):
     assert working(expr) == steps
 
 

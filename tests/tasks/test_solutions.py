@@ -40,13 +40,14 @@ def test_every_built_in_family_shows_its_working_and_never_computes_with_a_distr
 
 
 def test_the_working_of_each_kind():
-    assert worked_solution(generate_task("distractor_order_of_ops", "easy", 3)) == "8 × 5 = 40\n1 + 40 = 41\nAnswer: 41"
+    assert worked_solution(generate_task("distractor_order_of_ops", "easy", 3)) == \
+        "1 + 8 × 5 = 1 + 40\n1 + 40 = 41\nAnswer: 41"
     count = generate_task("exclusion_counting", "easy", 5)  # how many of 4, 1, 3, 2, 6 are NOT greater than 2?
     assert worked_steps(count) == ["The numbers that are greater than 2: 4, 3, 6.", "The others: 1, 2. That is 2 numbers."]
     assert worked_steps(control_of(count)) == ["The numbers that are greater than 2: 4, 3, 6. That is 3 numbers."]
     triple = generate_task("double_negation", "hard", 5)  # three negations of "3 + 2 × 6"
     assert worked_steps(triple) == ["3 negations leave one: the answer is not 3 + 2 × 6, so it is (3 + 2) × 6.",
-                                    "3 + 2 = 5", "5 × 6 = 30"]
+                                    "(3 + 2) × 6 = 5 × 6", "5 × 6 = 30"]
     second = generate_task("negated_comparison", "hard", 5)  # not the smallest, not one of the two largest
     assert worked_steps(second) == ["16 < 41 < 69 < 93",
                                     "16 is the smallest and 69 and 93 are the two largest, so the answer is 41."]

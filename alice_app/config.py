@@ -12,6 +12,10 @@ EMBEDDED_MODEL = "embedded:SmolLM2-135M-Instruct"
 # held-out range, so no trained-on task is ever scored as "held out".
 TRAIN_SEED_LIMIT = 1_000_000_000
 HELD_OUT_SEED_START = 2_000_000_000
+# Tokens per answer when a model is evaluated: room for the engine's longest worked solution of a built-in task
+# (more than 48 tokens for the hard counts; tests/tasks/test_solutions.py checks they fit), so a model that works a
+# task out the way the warm start teaches is never cut off before its answer line.
+EVAL_MAX_TOKENS = 80
 
 
 def _flag(value: str | None) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from alice_app.config import HELD_OUT_SEED_START
+from alice_app.config import EVAL_MAX_TOKENS, HELD_OUT_SEED_START
 from alice_app.episode import new_episode
 from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
 from alice_app.tasks import control_of, has_control
@@ -49,7 +49,7 @@ def evaluate(
     seed_start: int = HELD_OUT_SEED_START,
     *,
     levels: Sequence[str] = LEVELS,
-    max_tokens: int = 64,
+    max_tokens: int = EVAL_MAX_TOKENS,
     verifier=None,
     progress: bool = False,
     wording: str = "template",
@@ -60,7 +60,7 @@ def evaluate(
 
 
 def evaluate_report(policy, families: Sequence[str] | None = None, n_per_cell: int = 20,
-                    seed_start: int = HELD_OUT_SEED_START, *, levels: Sequence[str] = LEVELS, max_tokens: int = 64,
+                    seed_start: int = HELD_OUT_SEED_START, *, levels: Sequence[str] = LEVELS, max_tokens: int = EVAL_MAX_TOKENS,
                     verifier=None, progress: bool = False, controls: bool = True, wording: str = "template") -> dict:
     """Accuracy per cell, and with ``controls`` the control twins' accuracy on the same seeds, the
     distraction penalty (control − family) per cell and its mean, plus the shortcut shares.

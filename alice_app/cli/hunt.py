@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from alice_app.config import HELD_OUT_SEED_START, Settings
+from alice_app.config import EVAL_MAX_TOKENS, HELD_OUT_SEED_START, Settings
 from alice_app.tasks.wordings import WORDINGS
 
 
@@ -44,7 +44,7 @@ def register(subparsers) -> None:
     ev.add_argument("--adapter", help="a PEFT (LoRA) adapter folder to load on the base model")
     ev.add_argument("--families", nargs="+", help="default: every ALICE family (not reasoning-gym ones)")
     ev.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START, help="first held-out seed")
-    ev.add_argument("--max-tokens", type=int, default=64, help="longest answer per task")
+    ev.add_argument("--max-tokens", type=int, default=EVAL_MAX_TOKENS, help="longest answer per task")
     ev.add_argument("--wording", choices=WORDINGS, default="template",
                     help="free: the same held-out tasks in composed wordings instead of the family templates "
                          "(default families: those that offer it; see docs/tasks.md)")

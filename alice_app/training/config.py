@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
+from alice_app.config import EVAL_MAX_TOKENS
+
 MODES: tuple[str, ...] = ("grpo", "episode", "dpo")
 FEEDS: tuple[str, ...] = ("coevolve", "static")
 LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
@@ -73,7 +75,8 @@ class TrainConfig:
     static_size: int = field(default=512, metadata=_help("prompts in the static dataset (feed=static)"))
     eval_n_per_cell: int = field(default=8, metadata=_help("held-out tasks per family × level in the "
                                                            "before/after evaluation; 0 skips it"))
-    eval_max_tokens: int = field(default=48, metadata=_help("tokens per answer in the evaluation"))
+    eval_max_tokens: int = field(default=EVAL_MAX_TOKENS, metadata=_help(
+        "tokens per answer in the evaluation (room for the longest worked solution)"))
     dpo_max_pairs: int = field(default=256, metadata=_help("pairs exported from the bank for a DPO run"))
     loss_type: str = field(default="dapo", metadata=_help("TRL's GRPO loss normalisation: " + ", ".join(LOSS_TYPES),
                                                                  LOSS_TYPES))

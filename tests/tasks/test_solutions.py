@@ -54,3 +54,19 @@ def test_the_working_of_each_kind():
     assert worked_steps(control_of(second)) == ["16 < 41 < 69 < 93"]  # the twin asks for the second smallest
     pair = generate_task("negated_comparison", "easy", 0, template="not_smaller", operands=(19, 78), wording="free")
     assert worked_steps(pair) == ["19 < 78", "19 is the smaller, so the answer is 78."]
+
+
+@pytest.mark.slow
+def test_every_worked_solution_fits_in_the_evaluation_token_budget(embedded_models_dir):
+    """A model answering the way the warm start teaches must reach its answer line within EVAL_MAX_TOKENS."""
+    from transformers import AutoTokenizer
+
+    from alice_app.config import EVAL_MAX_TOKENS
+
+    tokenizer = AutoTokenizer.from_pretrained(embedded_models_dir / "SmolLM2-135M-Instruct")
+    longest = max((len(tokenizer(worked_solution(task))["input_ids"]) + 1, task.id)  # + the end-of-text token
+                  for family in family_names() if not family.startswith("rg_")
+                  for level in ("easy", "medium", "hard") for seed in range(60)
+                  for task in ([generate_task(family, level, seed)] + ([control_of(generate_task(family, level, seed))]
+                                                                      if has_control(family) else [])))
+    assert 48 < longest[0] <= EVAL_MAX_TOKENS, longest

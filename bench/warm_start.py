@@ -1,0 +1,113 @@
+"""The worked warm start alone: what the engine's solutions teach before any GRPO step.
+
+    python bench/warm_start.py --seed 0                  # seven families, 128 tasks: ~15 minutes on one core
+    python bench/warm_start.py --prompts 16 --eval-n-per-cell 2 --paraphrases 12      # a pipeline check
+
+The embedded model gets a fresh LoRA adapter (seeded) and one epoch of fine-tuning on the worked solutions
+(alice_app/tasks/solutions.py) of ``--prompts`` training tasks in all their wordings, with a recipe's learning
+rate and prompt shares (default: examples/recipes/negation_repair.yaml, with ``--families`` and ``--set``
+on top); then the held-out report (accuracy, control twins, distraction penalty, shortcuts) and the
+hand-written paraphrase set, greedy. It is the learning bench's "after the warm start" point without the
+hunt, the GRPO steps and the other measurements, so a change to how the working is written can be judged in
+minutes: run it on both commits with the same seed. Prints a JSON summary; ``--out`` also keeps the replies.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+RECIPE = ROOT / "examples" / "recipes" / "negation_repair.yaml"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the tasks taught and the LoRA init")
+    parser.add_argument("--prompts", type=int, default=128, help="training tasks whose worked solutions are taught")
+    parser.add_argument("--eval-n-per-cell", type=int, default=10, help="held-out tasks per family x level")
+    parser.add_argument("--paraphrases", type=int, default=0, help="score N paraphrases spread over the set (0: all)")
+    parser.add_argument("--families", nargs="+", help="default: the core families + plain_arithmetic")
+    parser.add_argument("--config", default=str(RECIPE), metavar="RECIPE.yaml", help="TrainConfig settings")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
+                        help="a TrainConfig setting on top of the recipe (repeatable)")
+    parser.add_argument("--out", help="write the summary and the paraphrase replies to this JSON file")
+    args = parser.parse_args(argv)
+    if args.prompts < 1 or args.eval_n_per_cell < 1 or args.paraphrases < 0:
+        parser.error("--prompts and --eval-n-per-cell must be >= 1, --paraphrases >= 0")
+    try:
+        args.config_obj = train_config(args)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def train_config(args: argparse.Namespace):
+    """The recipe, the ``--set`` pairs, the families and the seed, validated (before anything loads)."""
+    from alice_app.training.config import TrainConfig
+    from alice_app.training.recipes import load_recipe
+    from bench.learning import check_families, shared_settings
+
+    check_families(args.families)
+    values = {**load_recipe(args.config), **shared_settings(args.overrides, args.families)}
+    values.update(seed=args.seed, warm_start_prompts=args.prompts, warm_start_source="worked",
+                  families=list(args.families or ()))
+    return TrainConfig.from_dict(values)
+
+
+def run(args: argparse.Namespace) -> dict:
+    from peft import get_peft_model
+    from transformers import set_seed
+
+    from alice_app.config import Settings
+    from alice_app.evaluation import evaluate_report
+    from alice_app.training.evaluate import eval_policy
+    from alice_app.training.prompts import training_messages
+    from alice_app.training.runner import load_training_model
+    from alice_app.training.warm_start import run_worked_start, warm_start_items
+    from bench.experiment import spread_subset
+    from bench.paraphrases import load_paraphrases, run_paraphrases
+
+    config, settings = args.config_obj, Settings.from_env()
+    families = config.training_families()
+    set_seed(config.seed)
+    model, tokenizer = load_training_model(settings, config)
+    model = get_peft_model(model, config.lora_config())
+    items = warm_start_items(families, config.warm_start_prompts, config.seed,
+                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
+    report = run_worked_start(model, tokenizer, [item.task for item in items], learning_rate=config.learning_rate)
+    started = time.perf_counter()
+    with eval_policy(model, tokenizer, settings) as policy:
+        held = evaluate_report(policy, families, args.eval_n_per_cell, max_tokens=config.eval_max_tokens)
+        said = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32,
+                               rows=spread_subset(load_paraphrases(), args.paraphrases or None))
+    return {"seed": config.seed, "families": families, "prompts": config.warm_start_prompts,
+            "eval_n_per_cell": args.eval_n_per_cell, "eval_max_tokens": config.eval_max_tokens,
+            "warm_start": report.as_metrics(), "measure_seconds": round(time.perf_counter() - started, 1),
+            "accuracy": held["accuracy"], "control": held["control"], "mean_penalty": held["mean_penalty"],
+            "mean_accuracy": _mean(held["accuracy"]), "shortcuts": held["shortcuts"],
+            "paraphrases": {key: value for key, value in said.items() if key != "replies"},
+            "replies": said["replies"]}
+
+
+def _mean(table: dict) -> float:
+    cells = [value for levels in table.values() for value in levels.values()]
+    return round(sum(cells) / len(cells), 4)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    result = run(args)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    print(json.dumps({key: value for key, value in result.items() if key != "replies"}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""bench/warm_start.py: its arguments (fast) and one real tiny run on the embedded model (slow)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def bench(load_script):
+    return load_script("bench/warm_start.py")
+
+
+def test_the_recipe_the_settings_and_the_seed_make_one_validated_config(bench):
+    args = bench.parse_args(["--seed", "3", "--prompts", "8", "--set", "learning_rate=1e-4",
+                             "--families", "negation_arithmetic", "plain_arithmetic"])
+    config = args.config_obj
+    assert (config.seed, config.warm_start_prompts, config.warm_start_source) == (3, 8, "worked")
+    assert config.learning_rate == 1e-4 and config.rephrase_share == 0.5  # the flag over the recipe's 3e-4
+    assert config.training_families() == ["negation_arithmetic", "plain_arithmetic"]
+    assert len(bench.parse_args([]).config_obj.training_families()) == 7  # not the recipe's three families
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--prompts", "0"], "--prompts and --eval-n-per-cell must be >= 1"),
+    (["--families", "rg_basic_arithmetic"], "has no control twin"),
+    (["--set", "learning_rate=fast"], "learning_rate must be a number"),
+    (["--config", "/nonexistent.yaml"], "does not exist"),
+])
+def test_bad_arguments_fail_before_anything_loads(bench, argv, message, capsys):
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args(argv)
+    assert raised.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_tiny_run_teaches_and_measures_for_real(tmp_path):
+    out = tmp_path / "warm.json"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "warm_start.py"), "--prompts", "4", "--eval-n-per-cell", "1",
+         "--paraphrases", "6", "--families", "negation_arithmetic", "plain_arithmetic", "--out", str(out)],
+        capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["warm_start"]["warm_start_kept"] >= 8 and result["warm_start"]["warm_start_steps"] >= 2
+    assert set(result["accuracy"]) == {"negation_arithmetic", "plain_arithmetic"}
+    assert set(result["control"]) == {"negation_arithmetic"} and result["mean_penalty"] is not None
+    assert result["paraphrases"]["n"] == 6 and len(result["replies"]) == 6
+    assert json.loads(completed.stdout)["mean_accuracy"] == result["mean_accuracy"]

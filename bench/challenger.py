@@ -47,7 +47,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--warm-start", type=int, default=0,
                         help="fine-tune the challenger on N composed proposals first (measured as 'warm')")
     parser.add_argument("--paraphrase-tokens", type=int, default=64, help="tokens per paraphrase answer")
-    parser.add_argument("--out", default=str(ROOT / "assets" / "challenger_results.json"))
+    parser.add_argument("--out", default=str(ROOT / "assets" / "challenger_results.json"), help="the JSON file written")
     args = parser.parse_args(argv)
     if args.quick:
         args.proposals, args.challenger_steps, args.solver_steps, args.transfer_steps = 2, 1, 1, 1
@@ -59,6 +59,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error(f"these must be at least 1: {', '.join(small)}")  # before any model loads
     if not 0 <= args.warm_start <= 1000:
         parser.error(f"--warm-start must lie in 0..1000, not {args.warm_start}")
+    out = Path(args.out)
+    if out.is_dir() or not out.parent.is_dir():  # found out after the measurements, it would lose them all
+        parser.error(f"--out must be a file in an existing folder, not {args.out}")
     return args
 
 

@@ -24,6 +24,14 @@ def test_a_bad_warm_start_exits_2_before_anything_loads(bench, value, capsys):
     assert raised.value.code == 2 and "--warm-start must lie in 0..1000" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("out", ["{tmp}", "{tmp}/missing/result.json"])
+def test_an_out_that_cannot_be_written_exits_2_before_anything_loads(bench, out, tmp_path, capsys):
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args(["--out", out.format(tmp=tmp_path)])
+    assert raised.value.code == 2 and "--out must be a file in an existing folder" in capsys.readouterr().err
+    assert bench.parse_args(["--out", str(tmp_path / "result.json")]).out.endswith("result.json")
+
+
 def test_the_yardstick_holds_what_the_warm_start_teaches(bench):
     assert len(bench.yardstick(0)) == 9 and len(bench.yardstick(16)) == 9 + 16
 

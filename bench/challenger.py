@@ -59,9 +59,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error(f"these must be at least 1: {', '.join(small)}")  # before any model loads
     if not 0 <= args.warm_start <= 1000:
         parser.error(f"--warm-start must lie in 0..1000, not {args.warm_start}")
-    out = Path(args.out)
-    if out.is_dir() or not out.parent.is_dir():  # found out after the measurements, it would lose them all
-        parser.error(f"--out must be a file in an existing folder, not {args.out}")
+    from bench.experiment import check_out_file
+
+    try:
+        check_out_file(args.out)
+    except ValueError as exc:
+        parser.error(str(exc))
     return args
 
 

@@ -74,13 +74,10 @@ class WarmStartProbe:
         self.seconds = 0.0
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
-        from bench.paraphrases import load_paraphrases, run_paraphrases
-
         started = time.perf_counter()
         with eval_policy(model, self.tokenizer, self.settings) as policy:
-            report = evaluate_report(policy, self.families, self.n_per_cell, max_tokens=self.config.eval_max_tokens)
-            rows = spread_subset(load_paraphrases(), self.paraphrases)
-            said = run_paraphrases(policy, max_tokens=self.config.eval_max_tokens + 32, rows=rows)
+            report, said = held_out_and_paraphrases(policy, self.families, self.n_per_cell, self.config.eval_max_tokens,
+                                                    self.paraphrases)
         self.point = {"accuracy": report["accuracy"], "control": report["control"], "penalty": report["penalty"],
                       "paraphrases": {k: v for k, v in said.items() if k != "replies"}}
         self.seconds = time.perf_counter() - started
@@ -146,18 +143,15 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
     """The held-out report, the same held-out tasks in free wordings (the families that offer them), the
     paraphrase set (``paraphrases`` prompts spread over it; None = all) and a hunt, all greedy, with the
     current weights."""
-    from bench.paraphrases import load_paraphrases, run_paraphrases
-
     with eval_policy(model, tokenizer, services.settings, batch_size=HUNT_SLOTS) as policy:
         started = time.perf_counter()
-        report = evaluate_report(policy, families, config.eval_n_per_cell, max_tokens=config.eval_max_tokens)
-        _log(f"{config.feed}: held-out report in {time.perf_counter() - started:.0f} s")
+        report, paraphrase_score = held_out_and_paraphrases(policy, families, config.eval_n_per_cell,
+                                                            config.eval_max_tokens, paraphrases)
+        _log(f"{config.feed}: held-out report and paraphrases in {time.perf_counter() - started:.0f} s")
         worded = [family for family in families if family in worded_families()]
         free = evaluate_report(policy, worded, config.eval_n_per_cell, max_tokens=config.eval_max_tokens,
                                wording="free") if worded else None
-        rows = spread_subset(load_paraphrases(), paraphrases)
-        paraphrase_score = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32, rows=rows)
-        _log(f"{config.feed}: paraphrases in {time.perf_counter() - started:.0f} s")
+        _log(f"{config.feed}: free wordings in {time.perf_counter() - started:.0f} s")
         played = play_fixed(policy, services, hunt_starts(families, hunt_episodes, seed), config.eval_max_tokens)
         _log(f"{config.feed}: {hunt_episodes} hunt episodes in {time.perf_counter() - started:.0f} s")
     episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
@@ -203,6 +197,25 @@ def score_variants(model: Any, tokenizer: Any, services: Any, config: TrainConfi
         start += len(group)
     return {"failures": len(groups), "all_solved": sum(per_group) / len(groups),
             "variants_solved": sum(right) / len(right)}
+
+
+def held_out_and_paraphrases(policy: Any, families: list[str], n_per_cell: int, max_tokens: int,
+                             paraphrases: int | None = None) -> tuple[dict, dict]:
+    """(the held-out report, the paraphrase scores with their replies) of ``policy``, greedy: ``n_per_cell``
+    tasks per cell and ``paraphrases`` prompts spread over the set (None or 0: all), paraphrases given 32
+    tokens more (their wordings invite longer replies)."""
+    from bench.paraphrases import load_paraphrases, run_paraphrases
+
+    report = evaluate_report(policy, families, n_per_cell, max_tokens=max_tokens)
+    said = run_paraphrases(policy, max_tokens=max_tokens + 32, rows=spread_subset(load_paraphrases(), paraphrases))
+    return report, said
+
+
+def check_out_file(path: str) -> None:
+    """ValueError unless ``path`` can be written as a file: a bench finds out only after its measurements."""
+    out = Path(path)
+    if out.is_dir() or not out.parent.is_dir():
+        raise ValueError(f"--out must be a file in an existing folder, not {path}")
 
 
 def spread_subset(rows: list, n: int | None) -> list:

@@ -42,6 +42,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error("--prompts and --eval-n-per-cell must be >= 1, --paraphrases >= 0")
     try:
         args.config_obj = train_config(args)
+        if args.out:
+            from bench.experiment import check_out_file
+
+            check_out_file(args.out)
     except ValueError as exc:
         parser.error(str(exc))
     return args
@@ -65,13 +69,12 @@ def run(args: argparse.Namespace) -> dict:
     from transformers import set_seed
 
     from alice_app.config import Settings
-    from alice_app.evaluation import evaluate_report
+    from alice_app.evaluation import mean_accuracy
     from alice_app.training.evaluate import eval_policy
     from alice_app.training.prompts import training_messages
     from alice_app.training.runner import load_training_model
     from alice_app.training.warm_start import run_worked_start, warm_start_items
-    from bench.experiment import spread_subset
-    from bench.paraphrases import load_paraphrases, run_paraphrases
+    from bench.experiment import held_out_and_paraphrases
 
     config, settings = args.config_obj, Settings.from_env()
     families = config.training_families()
@@ -83,21 +86,15 @@ def run(args: argparse.Namespace) -> dict:
     report = run_worked_start(model, tokenizer, [item.task for item in items], learning_rate=config.learning_rate)
     started = time.perf_counter()
     with eval_policy(model, tokenizer, settings) as policy:
-        held = evaluate_report(policy, families, args.eval_n_per_cell, max_tokens=config.eval_max_tokens)
-        said = run_paraphrases(policy, max_tokens=config.eval_max_tokens + 32,
-                               rows=spread_subset(load_paraphrases(), args.paraphrases or None))
+        held, said = held_out_and_paraphrases(policy, families, args.eval_n_per_cell, config.eval_max_tokens,
+                                              args.paraphrases)
     return {"seed": config.seed, "families": families, "prompts": config.warm_start_prompts,
             "eval_n_per_cell": args.eval_n_per_cell, "eval_max_tokens": config.eval_max_tokens,
             "warm_start": report.as_metrics(), "measure_seconds": round(time.perf_counter() - started, 1),
             "accuracy": held["accuracy"], "control": held["control"], "mean_penalty": held["mean_penalty"],
-            "mean_accuracy": _mean(held["accuracy"]), "shortcuts": held["shortcuts"],
+            "mean_accuracy": mean_accuracy(held["accuracy"]), "shortcuts": held["shortcuts"],
             "paraphrases": {key: value for key, value in said.items() if key != "replies"},
             "replies": said["replies"]}
-
-
-def _mean(table: dict) -> float:
-    cells = [value for levels in table.values() for value in levels.values()]
-    return round(sum(cells) / len(cells), 4)
 
 
 def main(argv=None) -> int:

@@ -29,6 +29,7 @@ def test_the_recipe_the_settings_and_the_seed_make_one_validated_config(bench):
     (["--families", "rg_basic_arithmetic"], "has no control twin"),
     (["--set", "learning_rate=fast"], "learning_rate must be a number"),
     (["--config", "/nonexistent.yaml"], "does not exist"),
+    (["--out", "/tmp"], "--out must be a file in an existing folder"),
 ])
 def test_bad_arguments_fail_before_anything_loads(bench, argv, message, capsys):
     with pytest.raises(SystemExit) as raised:

@@ -7,12 +7,13 @@ by construction; the warm start (``TrainConfig.warm_start_source="worked"``) tea
   expression ("1 + 8 × 5 = 1 + 40", "1 + 40 = 41");
   the distractors never appear;
 * negated_comparison: each option that is an expression worked out (the answer's last), then the values in
-  order ("16 < 41 < 69 < 93") and which of them the question rules out ("93 is the larger, so the answer is
-  16.");
+  order with their ends named ("16 < 93: smaller 16, larger 93.") and which of them the
+  question rules out ("93 is the larger, so the answer is 16.");
 * exclusion_counting: the numbers that have the property, the others, and how many the others are;
 * double_negation: how many negations there are, whether they cancel, which candidate that leaves, and its
   working;
-* a control twin: the same, less the negation (the numbers that have the property, the named candidate);
+* a control twin: the same, less the negation (the values in order and their ends, the numbers that have the
+  property, the named candidate);
 * any other task (reasoning-gym adapters): the answer line alone.
 """
 from __future__ import annotations
@@ -40,7 +41,7 @@ def worked_steps(task: Task) -> list[str]:
 def _comparison(task: Task) -> list[str]:
     options, values = task.metadata["options"], task.metadata["values"]
     answer_first = sorted(zip(options, values), key=lambda pair: str(pair[1]) == task.answer)
-    steps = [line for option, _ in answer_first for line in working(option)] + [" < ".join(map(str, sorted(values)))]
+    steps = [line for option, _ in answer_first for line in working(option)] + [_ends(sorted(values))]
     if task.metadata.get("control_of"):  # the control twin asks for the answer's place outright
         return steps
     from alice_app.tasks.negated_comparison import EXTREMES, TEMPLATES
@@ -48,6 +49,14 @@ def _comparison(task: Task) -> list[str]:
     ruled_out = [f"{join_numbers(pick(sorted(values)))} {says}"
                  for pick, says in (EXTREMES[name] for name in TEMPLATES[task.metadata["template"]][0])]
     return steps + [f"{' and '.join(ruled_out)}, so the answer is {task.answer}."]
+
+
+def _ends(ordered: list) -> str:
+    """The values in order and which is which: "19 < 78: smaller 19, larger 78." The
+    ends are named the same way whatever the question asks, so that the line after only has to find the
+    extreme the question rules out in it."""
+    low, high = ("smaller", "larger") if len(ordered) == 2 else ("smallest", "largest")
+    return f"{' < '.join(map(str, ordered))}: {low} {ordered[0]}, {high} {ordered[-1]}."
 
 
 def _counting(task: Task) -> list[str]:

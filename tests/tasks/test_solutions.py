@@ -49,11 +49,13 @@ def test_the_working_of_each_kind():
     assert worked_steps(triple) == ["3 negations leave one: the answer is not 3 + 2 × 6, so it is (3 + 2) × 6.",
                                     "(3 + 2) × 6 = 5 × 6", "5 × 6 = 30"]
     second = generate_task("negated_comparison", "hard", 5)  # not the smallest, not one of the two largest
-    assert worked_steps(second) == ["16 < 41 < 69 < 93",
+    ends = "16 < 41 < 69 < 93: smallest 16, largest 93."
+    assert worked_steps(second) == [ends,
                                     "16 is the smallest and 69 and 93 are the two largest, so the answer is 41."]
-    assert worked_steps(control_of(second)) == ["16 < 41 < 69 < 93"]  # the twin asks for the second smallest
+    assert worked_steps(control_of(second)) == [ends]  # the twin asks for the second smallest
     pair = generate_task("negated_comparison", "easy", 0, template="not_smaller", operands=(19, 78), wording="free")
-    assert worked_steps(pair) == ["19 < 78", "19 is the smaller, so the answer is 78."]
+    assert worked_steps(pair) == ["19 < 78: smaller 19, larger 78.",
+                                  "19 is the smaller, so the answer is 78."]
 
 
 @pytest.mark.slow

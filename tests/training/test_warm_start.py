@@ -71,7 +71,8 @@ def test_worked_examples_ask_each_task_in_all_its_wordings_with_one_answer():
     assert ANSWER_FORMAT in prompts[0] and not any(ANSWER_FORMAT in p for p in prompts[1:])
     assert {e.completion for e in examples} == {f"9 - 8 = 1\nAnswer: {task.answer}"}
     comparison = worked_examples([generate_task("negated_comparison", "easy", 3)])
-    assert len(comparison) == 3 and comparison[0].completion == "84 < 90\n90 is the larger, so the answer is 84.\nAnswer: 84"
+    assert len(comparison) == 3 and comparison[0].completion == \
+        "84 < 90: smaller 84, larger 90.\n90 is the larger, so the answer is 84.\nAnswer: 84"
     adapted = worked_examples([generate_task("rg_basic_arithmetic", "easy", 3)])
     assert len(adapted) == 1  # no other phrasing and no free wording: its own only
 

@@ -99,7 +99,7 @@ class ResetOptions(BaseModel):
     level: Optional[Level] = Field(default=None, description="task level")
     mode: Mode = Field(default="auto", description="hunt new failures, repair banked ones, or auto")
     wording: Wording = Field(default="template", description="free: a hunt task in a composed wording, "
-                             "where its family offers one (negation_arithmetic, false_claim, plain_arithmetic)")
+                             "where its family offers one (`families` lists them)")
 
     _unicode = field_validator("episode_id", "family")(unicode_text)
 

@@ -103,7 +103,8 @@ class TrainConfig:
     wording_share: float = field(default=0.0, metadata=_help(
         "share of training prompts worded freely: the question and its distractor sentence composed from many "
         "frames ('Priya says the answer is 12, but that is a mistake. What do 3 and 7 add up to?'); same numbers "
-        "and answer; negation_arithmetic, false_claim and plain_arithmetic; evaluation keeps the default wording"))
+        "and answer; the families that offer it (every built-in deception family and its twin); evaluation keeps "
+        "the default wording"))
     warm_start_prompts: int = field(default=64, metadata=_help(
         "warm start: before GRPO, one epoch of fine-tuning on correct answers to this many training prompts "
         "(warm_start_source says whose); 0 = off; GRPO and episode modes (DPO trains on banked pairs and skips it)"))

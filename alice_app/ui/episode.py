@@ -22,7 +22,6 @@ SOURCES = (CHOSEN, "next from curriculum: hunt", "next from curriculum: repair")
 TEMPLATE = "the family's template"
 # The Wording radio's labels -> env.reset's wording (alice_app.tasks.wordings).
 WORDING_CHOICES = {TEMPLATE: "template", "free (composed from many frames)": "free"}
-WORDING_INFO = "free: the same task worded from many frames (negation_arithmetic, false_claim, plain_arithmetic)"
 MODEL_MAX_TOKENS = 96
 SAMPLES_LABEL = "Confidence samples k (tier 3; 1 = off)"
 SAMPLE_CHOICES = (1, 4, 8)
@@ -50,6 +49,13 @@ def family_choices() -> list[str]:
     from alice_app.tasks.registry import family_names
 
     return family_names()
+
+
+def wording_info() -> str:
+    """The Wording radio's help: which registered families can be worded freely (the registry says)."""
+    from alice_app.tasks.wordings import worded_families
+
+    return f"free: the same task worded from many frames ({', '.join(worded_families())})"
 
 
 def default_family(families: list[str]) -> str | None:
@@ -239,7 +245,7 @@ def build(services) -> None:
                 level = gr.Dropdown(list(LEVELS), value="easy", label="Level")
                 seed = gr.Textbox(label="Seed (blank = random)", placeholder="e.g. 7")
             source = gr.Radio(list(SOURCES), value=CHOSEN, label="Task source")
-            wording = gr.Radio(list(WORDING_CHOICES), value=TEMPLATE, label="Wording", info=WORDING_INFO,
+            wording = gr.Radio(list(WORDING_CHOICES), value=TEMPLATE, label="Wording", info=wording_info(),
                                elem_id="episode-wording")
             start = gr.Button("New episode", variant="primary")
         with gr.Column(scale=2):

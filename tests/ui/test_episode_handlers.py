@@ -297,3 +297,11 @@ def test_the_chat_has_no_clear_button_and_a_clear_redraws_it(services):
     assert "#episode-chat .icon-button-wrapper.top-panel { display: none; }" in CSS
     clears = [d for d in demo.fns.values() if any(t == (chat._id, "clear") for t in d.targets)]
     assert len(clears) == 1 and clears[0].fn is episode.redraw
+
+
+def test_wording_help_names_every_family_that_offers_a_free_wording_and_no_other():
+    from alice_app.tasks.wordings import worded_families
+
+    info = episode.wording_info()
+    assert all(family in info for family in worded_families())
+    assert "double_negation" in info and "rg_basic_arithmetic" not in info

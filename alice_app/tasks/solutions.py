@@ -68,9 +68,12 @@ def _counting(task: Task) -> list[str]:
         others.remove(number)
     named, listing = task.metadata["positive"], lambda numbers: ", ".join(map(str, numbers)) or "none"
     if task.metadata.get("control_of"):  # the control twin counts the numbers that have the property
-        return [f"The numbers that {named}: {listing(others)}. That is {len(others)} numbers."]
-    return [f"The numbers that {named}: {listing(others)}.",
-            f"The others: {listing(counted)}. That is {len(counted)} numbers."]
+        return [f"The numbers that {named}: {listing(others)}. {_that_many(others)}"]
+    return [f"The numbers that {named}: {listing(others)}.", f"The others: {listing(counted)}. {_that_many(counted)}"]
+
+
+def _that_many(numbers: list) -> str:
+    return f"That is {len(numbers)} number{'' if len(numbers) == 1 else 's'}."
 
 
 def _double_negation(task: Task) -> list[str]:

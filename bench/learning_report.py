@@ -286,12 +286,32 @@ def markdown_table(summary: dict) -> str:
                  f"{spread(agg['static']['uniform'], '.3f')} |")
     lines.append(f"| minutes in GRPO steps (one CPU thread per arm) | – | {spread(agg['alice']['step_minutes'], '.1f')} | "
                  f"{spread(agg['static']['step_minutes'], '.1f')} |")
+    lines += warm_start_table(summary)
     lines += self_correction_table(summary)
     lines += ["", "| target | wanted | measured | met |", "|---|---|---|---|"]
     for row in summary["targets"]:
         met = "n/a" if row["met"] is None else ("yes" if row["met"] else "**no**")
         lines.append(f"| {row['figure']} | {row['target']} | {fmt(row['value'], '.2f')} | {met} |")
     return "\n".join(lines) + "\n"
+
+
+WARM_FIGURES = [("held-out accuracy, mean of all cells", "warm_accuracy", ".3f"),
+                ("distraction penalty, mean of core × easy/medium", "warm_penalty", ".3f"),
+                ("paraphrase set: correct", "warm_paraphrase_correct", ".2f"),
+                ("paraphrase set: echoes a distractor", "warm_paraphrase_echo", ".2f"),
+                ("paraphrases of the trained families' ideas: correct", "warm_paraphrase_trained", ".2f"),
+                ("minutes of warm start", "warm_start_minutes", ".1f")]
+
+
+def warm_start_table(summary: dict) -> list[str]:
+    """Each arm measured right after its warm start, before GRPO step 1: what the steps added (or lost) is
+    the difference to the "after" column above. Only when the arms had a warm start."""
+    agg = summary["aggregate"]
+    if all(agg[arm]["warm_accuracy"]["mean"] is None for arm in ARMS):
+        return []
+    lines = ["", "| after the warm start, before GRPO step 1 | ALICE | static |", "|---|---|---|"]
+    return lines + [f"| {label} | {spread(agg['alice'][key], spec)} | {spread(agg['static'][key], spec)} |"
+                    for label, key, spec in WARM_FIGURES]
 
 
 def self_correction_table(summary: dict) -> list[str]:

@@ -271,3 +271,14 @@ def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_
     quick = bench.parse_args(["--quick"])
     assert quick.settings["warm_start_prompts"] == 2  # a pipeline check keeps its warm start tiny
     assert bench.parse_args(["--quick", "--set", "warm_start_prompts=0"]).settings["warm_start_prompts"] == 0
+
+
+def test_the_table_shows_each_arm_after_its_warm_start_only_when_there_was_one(bench):
+    runs = {0: {"alice": _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5), "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4], 0.5)}}
+    assert "after the warm start" not in report.markdown_table(report.summarize(runs, None, _args(bench)))
+    for arm, family_accuracy in (("alice", 0.5), ("static", 0.7)):
+        warm = _measured(family_accuracy, 0.8)
+        runs[0][arm]["warm_start"] = {key: warm[key] for key in ("accuracy", "control", "penalty", "paraphrases")}
+    table = report.markdown_table(report.summarize(runs, None, _args(bench)))
+    assert "| after the warm start, before GRPO step 1 | ALICE | static |" in table
+    assert "| distraction penalty, mean of core × easy/medium | 0.300 | 0.100 |" in table  # control 0.8 − family

@@ -295,12 +295,10 @@ def markdown_table(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-WARM_FIGURES = [("held-out accuracy, mean of all cells", "warm_accuracy", ".3f"),
-                ("distraction penalty, mean of core × easy/medium", "warm_penalty", ".3f"),
-                ("paraphrase set: correct", "warm_paraphrase_correct", ".2f"),
-                ("paraphrase set: echoes a distractor", "warm_paraphrase_echo", ".2f"),
-                ("paraphrases of the trained families' ideas: correct", "warm_paraphrase_trained", ".2f"),
-                ("minutes of warm start", "warm_start_minutes", ".1f")]
+# The headline figures that arm_figures also measures right after the warm start ("warm_" + their key).
+WARM_KEYS = ("penalty", "accuracy", "paraphrase_correct", "paraphrase_echo", "paraphrase_trained")
+WARM_FIGURES = [(label, f"warm_{key}", spec) for label, key, spec in HEADLINES if key in WARM_KEYS] + [
+    ("minutes of warm start", "warm_start_minutes", ".1f")]
 
 
 def warm_start_table(summary: dict) -> list[str]:

@@ -102,7 +102,7 @@ def screenshot(page, folder: Path, name: str) -> None:
 
 def test_play_an_episode_as_a_conversation(page, screenshots):
     assert "How to use" in page.locator("#episode-howto").inner_text()
-    page.get_by_text("negated_comparison").first.click()  # an example fills the form
+    page.get_by_text("negated_comparison · medium · seed 3").click()  # an example fills the form
     expect(page.get_by_label("Seed (blank = random)")).to_have_value("3")
     task = new_episode(page, 31)
     assert "turn 1 of 5" in task and "episode total" in task

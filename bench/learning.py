@@ -4,6 +4,7 @@
     python bench/learning.py --seeds 3                            # the issue's benchmark (hours on 2 cores)
     python bench/learning.py --families negation_arithmetic plain_arithmetic --steps 30 \\
         --set learning_rate=3e-4 --set num_generations=8 --set prompts_per_step=1
+    python bench/learning.py --config examples/recipes/negation_repair.yaml --steps 45   # a recipe's settings
 
 For each seed both arms start from the embedded SmolLM2 with a fresh LoRA adapter and a fresh
 database and run side by side (one process and one CPU thread each). Each arm: a pre-training hunt
@@ -32,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 # attempt of 5-turn episodes (self-correction): an optional arm, for turn 1 vs by turn 5.
 ARM_SETTINGS = {"alice": {"feed": "coevolve"}, "static": {"feed": "static"},
                 "episode": {"feed": "coevolve", "mode": "episode"}}
+# TrainConfig fields the bench sets itself (--arms, --steps, --seed, --eval-n-per-cell; checkpoints are not kept).
+BENCH_FLAGS = frozenset({"feed", "mode", "steps", "seed", "eval_n_per_cell", "checkpoint_every"})
 CONTROL_FAMILIES = ("plain_arithmetic",)  # controls themselves: trained and evaluated, no twin of their own
 
 
@@ -50,6 +53,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="steps per side of the step-time comparison (0 skips it)")
     parser.add_argument("--families", nargs="+", default=None,
                         help="train and evaluate these families only (default: the core families + plain_arithmetic)")
+    parser.add_argument("--config", metavar="RECIPE.yaml",
+                        help="TrainConfig settings shared by both arms from a recipe (examples/recipes/*.yaml, the "
+                             "train command's --config files); its keys the bench sets with its own flags (feed, mode, "
+                             "steps, seed, eval_n_per_cell, checkpoint_every) are left out, --set goes on top")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
                         help="a TrainConfig setting shared by both arms, e.g. --set learning_rate=1e-4 (repeatable)")
     parser.add_argument("--arms", nargs="+", choices=list(ARM_SETTINGS), default=["alice", "static"],
@@ -77,8 +84,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 
         check_seed(args.seed)
         check_seed(args.seed + args.seeds - 1)
-        check_families(args.families)
-        args.settings = shared_settings(args.overrides, args.families)
+        args.settings = shared_settings(args.overrides, args.families, args.config)
+        check_families(args.settings.get("families"))
         if args.quick:  # a pipeline check: a warm start of two tasks, not TrainConfig's 64
             args.settings.setdefault("warm_start_prompts", 2)
         check_arms(args.arms, args.settings)
@@ -97,24 +104,26 @@ def check_families(families: list[str] | None) -> None:
             raise ValueError(f"family {name!r} has no control twin, so its distraction penalty cannot be measured")
 
 
-def shared_settings(pairs: list[str], families: list[str] | None) -> dict:
-    """``FIELD=VALUE`` pairs (values parsed as JSON where they can be) checked against TrainConfig."""
+def shared_settings(pairs: list[str], families: list[str] | None, recipe: str | None = None) -> dict:
+    """The settings both arms share, checked against TrainConfig: ``recipe``'s (less the keys the bench sets with
+    its own flags), then the ``FIELD=VALUE`` pairs (values parsed as JSON where they can be), then ``families``."""
     from alice_app.training.config import TrainConfig
+    from alice_app.training.recipes import load_recipe
 
-    settings: dict = {}
+    given: dict = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name.strip():
             raise ValueError(f"--set takes FIELD=VALUE, not {pair!r}")
         try:
-            settings[name.strip()] = json.loads(text)
+            given[name.strip()] = json.loads(text)
         except json.JSONDecodeError:
-            settings[name.strip()] = text
-    if families:
-        settings["families"] = families
-    reserved = sorted(set(settings) & {"feed", "mode", "steps", "seed", "eval_n_per_cell", "checkpoint_every"})
+            given[name.strip()] = text
+    reserved = sorted(set(given) & BENCH_FLAGS)
     if reserved:
         raise ValueError(f"set these with the bench's own flags (--arms, --steps, ...), not --set: {', '.join(reserved)}")
+    from_recipe = {name: v for name, v in (load_recipe(recipe) if recipe else {}).items() if name not in BENCH_FLAGS}
+    settings = {**from_recipe, **given, **({"families": families} if families else {})}
     TrainConfig.from_dict(settings)  # unknown names and bad values fail here, before anything loads
     return settings
 
@@ -135,7 +144,8 @@ def child_command(args: argparse.Namespace, arm: str, seed: int, result: Path) -
             "--seed", str(seed), "--eval-n-per-cell", str(args.eval_n_per_cell),
             "--curve-n-per-cell", str(args.curve_n_per_cell), "--eval-every", str(args.eval_every),
             "--hunt-episodes", str(args.hunt_episodes), "--paraphrases", str(args.paraphrases), "--overhead-steps", str(args.overhead_steps)] + [
-            f"--set={pair}" for pair in args.overrides] + (["--families", *args.families] if args.families else [])
+            f"--set={pair}" for pair in args.overrides] + (["--families", *args.families] if args.families else []) + (
+            ["--config", args.config] if args.config else [])
 
 
 def run_children(args: argparse.Namespace, arms: list[str], seed: int, folder: Path) -> dict[str, dict]:

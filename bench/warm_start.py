@@ -54,11 +54,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 def train_config(args: argparse.Namespace):
     """The recipe, the ``--set`` pairs, the families and the seed, validated (before anything loads)."""
     from alice_app.training.config import TrainConfig
-    from alice_app.training.recipes import load_recipe
     from bench.learning import check_families, shared_settings
 
     check_families(args.families)
-    values = {**load_recipe(args.config), **shared_settings(args.overrides, args.families)}
+    values = shared_settings(args.overrides, args.families, args.config)
     values.update(seed=args.seed, warm_start_prompts=args.prompts, warm_start_source="worked",
                   families=list(args.families or ()))
     return TrainConfig.from_dict(values)

@@ -40,6 +40,21 @@ def test_shared_settings_reach_both_arms_and_bad_ones_fail_before_anything_loads
         assert message in capsys.readouterr().err
 
 
+def test_a_recipe_gives_both_arms_its_settings_under_the_set_pairs(bench, capsys):
+    recipe = str(ROOT / "examples" / "recipes" / "negation_repair.yaml")
+    args = bench.parse_args(["--config", recipe, "--set", "learning_rate=1e-4", "--steps", "7"])
+    assert args.settings["learning_rate"] == 1e-4 and args.settings["warm_start_source"] == "worked"  # --set wins
+    assert args.settings["families"] == ["negation_arithmetic", "false_claim", "plain_arithmetic"]
+    assert not set(args.settings) & {"feed", "mode", "steps", "seed", "eval_n_per_cell"}  # the bench's own flags
+    child = bench.parse_args(bench.child_command(args, "static", 1, Path("x.json"))[2:])
+    assert child.settings == args.settings and child.steps == 7
+    assert bench.parse_args(["--config", recipe, "--families", "negation_arithmetic"]).settings["families"] == \
+        ["negation_arithmetic"]
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--config", "/nonexistent.yaml"])
+    assert "does not exist" in capsys.readouterr().err
+
+
 def test_plain_arithmetic_is_accepted_as_the_control_itself(bench):
     assert bench.parse_args(["--families", "negation_arithmetic", "plain_arithmetic"]).settings["families"]
 

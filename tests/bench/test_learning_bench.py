@@ -55,6 +55,14 @@ def test_a_recipe_gives_both_arms_its_settings_under_the_set_pairs(bench, capsys
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_the_seven_families_recipe_is_the_settings_run_20_measured(bench):
+    """docs/training.md quotes run 20's figures for this recipe: the two must not drift apart."""
+    args = bench.parse_args(["--config", str(ROOT / "examples" / "recipes" / "seven_families.yaml"), "--steps", "45"])
+    raw = json.loads((ROOT / "assets" / "learning_history" /
+                      "2026-12-04_seven-families_worked384-8b8fdf4_45steps_seed0_raw.json").read_text())
+    assert json.loads(json.dumps(report.run_meta(args)["config"])) == raw["meta"]["config"]
+
+
 def test_plain_arithmetic_is_accepted_as_the_control_itself(bench):
     assert bench.parse_args(["--families", "negation_arithmetic", "plain_arithmetic"]).settings["families"]
 

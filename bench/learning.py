@@ -55,8 +55,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="train and evaluate these families only (default: the core families + plain_arithmetic)")
     parser.add_argument("--config", metavar="RECIPE.yaml",
                         help="TrainConfig settings shared by both arms from a recipe (examples/recipes/*.yaml, the "
-                             "train command's --config files); its keys the bench sets with its own flags (feed, mode, "
-                             "steps, seed, eval_n_per_cell, checkpoint_every) are left out, --set goes on top")
+                             "train command's --config files); its keys the bench sets with its own flags ("
+                             f"{', '.join(sorted(BENCH_FLAGS))}) are left out, --set goes on top")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
                         help="a TrainConfig setting shared by both arms, e.g. --set learning_rate=1e-4 (repeatable)")
     parser.add_argument("--arms", nargs="+", choices=list(ARM_SETTINGS), default=["alice", "static"],

@@ -73,6 +73,7 @@ class CoevolveConfig:
             "steps": steps, "num_generations": self.num_generations, "prompts_per_step": self.prompts_per_step,
             "max_completion_length": tokens, "learning_rate": self.learning_rate, "seed": self.seed,
             "eval_n_per_cell": 0, "checkpoint_every": steps + 1, "warm_start_prompts": 0,
+            "lr_schedule": "constant", "warmup_ratio": 0.0,  # a phase of a few steps: no schedule
             "temperature": self.challenger_temperature if role == "challenger" else 1.0})
 
 

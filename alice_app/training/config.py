@@ -40,20 +40,25 @@ def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """Every setting of a training run. The defaults are the learning bench's best measured recipe on the seven
+    families (docs/training.md, run 20 and its seeds): a worked warm start of 384 tasks, then GRPO with one prompt
+    × 8 completions a step, cosine lr 1e-4, half the prompts rephrased and a quarter without the format line."""
+
     mode: str = field(default="grpo", metadata=_help("grpo: one-turn GRPO; episode: GRPO on the final "
                                                      "attempt of a 5-turn episode; dpo: DPO on banked pairs", MODES))
     feed: str = field(default="coevolve", metadata=_help("coevolve: prompts drawn live from the curriculum, "
                                                          "bank and discrimination zone; static: a uniform fixed "
                                                          "dataset of the same families (the benchmark baseline)", FEEDS))
-    feed_lookahead: int = field(default=1, metadata=_help(
+    feed_lookahead: int = field(default=2, metadata=_help(
         "levels above each family's curriculum level that the co-evolving feed also draws from, each at half the "
         "weight of the level below (0: the curriculum level only; 2: every harder level from the first step)"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))
-    num_generations: int = field(default=4, metadata=_help("completions per prompt (the GRPO group size k)"))
-    prompts_per_step: int = field(default=2, metadata=_help("distinct prompts per step; batch = prompts × k"))
-    max_completion_length: int = field(default=48, metadata=_help("tokens generated per completion"))
+    num_generations: int = field(default=8, metadata=_help("completions per prompt (the GRPO group size k)"))
+    prompts_per_step: int = field(default=1, metadata=_help("distinct prompts per step; batch = prompts × k"))
+    max_completion_length: int = field(default=80, metadata=_help("tokens generated per completion (80: room for "
+                                                                  "the longest worked solution)"))
     learning_rate: float = field(default=1e-4, metadata=_help("AdamW learning rate of the LoRA weights"))
     beta: float = field(default=0.0, metadata=_help("GRPO KL penalty; 0 skips the reference model"))
     dpo_beta: float = field(default=0.1, metadata=_help("DPO temperature: how far the policy may move from "
@@ -84,9 +89,9 @@ class TrainConfig:
                                                             "the lower one (0.2)"))
     mask_truncated_completions: bool = field(default=False, metadata=_help("leave completions cut off at "
                                                                            "max_completion_length out of the loss"))
-    lr_schedule: str = field(default="constant", metadata=_help("learning-rate schedule: " + ", ".join(LR_SCHEDULES),
+    lr_schedule: str = field(default="cosine", metadata=_help("learning-rate schedule: " + ", ".join(LR_SCHEDULES),
                                                                           LR_SCHEDULES))
-    warmup_ratio: float = field(default=0.0, metadata=_help("share of the steps spent warming the lr up from 0"))
+    warmup_ratio: float = field(default=0.1, metadata=_help("share of the steps spent warming the lr up from 0"))
     consistency_penalty: float = field(default=0.0, metadata=_help(
         "subtracted from the reward when the final answer contradicts the reply's own last computed result "
         "(\"6 + 6 = 12. The answer is 6\")"))
@@ -94,10 +99,10 @@ class TrainConfig:
         "added to the reward when the reply computes with exactly the question's own numbers ('3 + 7 = …' for "
         "'Someone says 12. Add 3 and 7.', not '12 + 7 = 19'), right or wrong: credit for ignoring the distractor "
         "while the answer is still out of reach (arithmetic families); 0 = off"))
-    no_format_share: float = field(default=0.0, metadata=_help(
+    no_format_share: float = field(default=0.25, metadata=_help(
         "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
         "always keeps it)"))
-    rephrase_share: float = field(default=0.0, metadata=_help(
+    rephrase_share: float = field(default=0.5, metadata=_help(
         "share of training prompts asked in other words ('add 3 and 4.', 'how much is 3 plus 4?' for 'what is "
         "3 + 4?'; same numbers and answer; evaluation keeps the default wording)"))
     wording_share: float = field(default=0.0, metadata=_help(
@@ -105,7 +110,7 @@ class TrainConfig:
         "frames ('Priya says the answer is 12, but that is a mistake. What do 3 and 7 add up to?'); same numbers "
         "and answer; the families that offer it (every built-in deception family and its twin); evaluation keeps "
         "the default wording"))
-    warm_start_prompts: int = field(default=64, metadata=_help(
+    warm_start_prompts: int = field(default=384, metadata=_help(
         "warm start: before GRPO, one epoch of fine-tuning on correct answers to this many training prompts "
         "(warm_start_source says whose); 0 = off; GRPO and episode modes (DPO trains on banked pairs and skips it)"))
     warm_start_source: str = field(default="worked", metadata=_help(

@@ -286,7 +286,7 @@ def test_the_warm_start_figures_come_from_the_measure_after_it_and_are_missing_w
 
 def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_with_a_newer_one(bench):
     meta = report.run_meta(bench.parse_args(["--steps", "7", "--set", "learning_rate=1e-4"]))
-    assert meta["config"]["learning_rate"] == 1e-4 and meta["config"]["warm_start_prompts"] == 64
+    assert meta["config"]["learning_rate"] == 1e-4 and meta["config"]["warm_start_prompts"] == 384
     assert meta["config"]["warm_start_source"] == "worked"  # the defaults the run resolved to, written out
     older = {key: value for key, value in _raw(bench, [1])["meta"].items() if key != "config"}
     with pytest.raises(ValueError, match=r"asked different things \(config\)"):

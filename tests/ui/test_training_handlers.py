@@ -60,11 +60,11 @@ def test_a_bad_form_is_refused_before_start_with_the_box_named(services, changes
 def test_the_expected_time_is_shown_before_start(services):
     text = training.expected_time(services, *form(services, steps="40"))
     # no run measured here: the learning bench's range of step times (8 completions a step), not one guess
-    # ... and the default warm start (64 tasks' worked solutions: about the time of 8 steps)
-    assert ("Expected: about **15m 32s–1h 15m**: 40 steps × 19.0–94.0 s, up to 2m 32s–12m 32s warm start (about the "
-            "time of 8 steps)") in text
+    # ... and the default warm start (384 tasks' worked solutions: about the time of 48 steps)
+    assert ("Expected: about **28m 12s–2h 18m**: 40 steps × 19.0–94.0 s, up to 15m 12s–1h 15m warm start (about the "
+            "time of 48 steps)") in text
     assert "learning bench's step times on a shared 2-core CPU" in text
-    bigger = training.expected_time(services, *form(services, steps="40", num_generations="8"))
+    bigger = training.expected_time(services, *form(services, steps="40", num_generations="16"))
     assert "40 steps × 38.0–188.0 s" in bigger and "scaled to 16 completions a step" in bigger
     run_id = services.runs.create("grpo", {"steps": 4})
     services.runs.set_status(run_id, "running")
@@ -72,12 +72,12 @@ def test_the_expected_time_is_shown_before_start(services):
     services.runs.set_status(run_id, "stopped")
     assert f"40 steps × 3.0 s" in training.expected_time(services, *form(services, steps="40"))
     assert f"measured in run #{run_id}" in training.expected_time(services, *form(services, steps="40"))
-    scaled = training.expected_time(services, *form(services, steps="40", num_generations="8"))
+    scaled = training.expected_time(services, *form(services, steps="40", num_generations="16"))
     assert "40 steps × 6.0 s" in scaled and "(8 completions a step, scaled to 16)" in scaled
     assert "40 steps × 6.0 s" in training.expected_time(services, *form(services, steps="40", mode="episode"))
     warm = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16",
                                                   warm_start_source="samples"))
-    assert "up to 24s warm start (about the time of 8 steps)" in warm  # 16 prompts, 2 per step, 3.0 s a step
+    assert "up to 48s warm start (about the time of 16 steps)" in warm  # 16 prompts, 1 per step, 3.0 s a step
     worked = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16"))
     assert "up to 6s warm start (about the time of 2 steps)" in worked  # nothing sampled: 8 tasks a step's time
 

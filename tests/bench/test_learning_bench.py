@@ -293,6 +293,7 @@ def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_
         report.merge_raws([{**_raw(bench, [1]), "meta": older}, _raw(bench, [2])])
     quick = bench.parse_args(["--quick"])
     assert quick.settings["warm_start_prompts"] == 2  # a pipeline check keeps its warm start tiny
+    assert quick.settings["max_completion_length"] == 32  # ... and its completions short
     assert bench.parse_args(["--quick", "--set", "warm_start_prompts=0"]).settings["warm_start_prompts"] == 0
 
 

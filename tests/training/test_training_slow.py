@@ -113,7 +113,8 @@ def test_dpo_run_on_banked_failures(model_services):
 def test_a_warm_start_samples_fine_tunes_and_records_before_the_first_grpo_step(model_services):
     job = TrainingJob(model_services)
     config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 3, "warm_start_source": "samples",
-                                     "num_generations": 4, "families": ("plain_arithmetic",)})
+                                     "num_generations": 4, "families": ("plain_arithmetic",),
+                                     "rephrase_share": 0.0, "no_format_share": 0.0})  # asked with the format line
     run_id = job.start(config)
     assert job.wait(600)
     run = model_services.runs.get(run_id)

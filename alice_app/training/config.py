@@ -57,8 +57,9 @@ class TrainConfig:
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))
     num_generations: int = field(default=8, metadata=_help("completions per prompt (the GRPO group size k)"))
     prompts_per_step: int = field(default=1, metadata=_help("distinct prompts per step; batch = prompts × k"))
-    max_completion_length: int = field(default=80, metadata=_help("tokens generated per completion (80: room for "
-                                                                  "the longest worked solution)"))
+    max_completion_length: int = field(default=EVAL_MAX_TOKENS, metadata=_help(
+        "tokens generated per completion (the default, as in the evaluation, leaves room for the longest worked "
+        "solution)"))
     learning_rate: float = field(default=1e-4, metadata=_help("AdamW learning rate of the LoRA weights"))
     beta: float = field(default=0.0, metadata=_help("GRPO KL penalty; 0 skips the reference model"))
     dpo_beta: float = field(default=0.1, metadata=_help("DPO temperature: how far the policy may move from "

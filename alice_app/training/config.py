@@ -118,6 +118,11 @@ class TrainConfig:
         "samples: the policy answers each prompt num_generations times and learns its correct, self-consistent "
         "answers (at most 2 per prompt); worked: the engine's working of each task (one operation a line, then "
         "the answer line), the task asked in every wording its family offers; nothing sampled", WARM_START_SOURCES))
+    warm_start_repair_share: float = field(default=0.0, metadata=_help(
+        "share of the warm start's tasks that are fresh variants (same template, new numbers) of the failure "
+        "bank's unrepaired failures in the run's families, the rest uniform over families x levels: the warm start "
+        "repairs what the hunts found (feed=coevolve; the static feed never reads the bank); an empty bank leaves "
+        "it uniform"))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
@@ -137,7 +142,7 @@ class TrainConfig:
                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {_brief(self.lr_schedule)}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
-        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share"):
+        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share", "warm_start_repair_share"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         for name in ("consistency_penalty", "working_bonus"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")

@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from random import Random
+from typing import Any, Callable, Mapping, Sequence
 
+from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.shortcuts import contradicts_own_result
+from alice_app.tasks.repair import pick_failures, same_template_variant
 from alice_app.tasks.solutions import worked_solution
 from alice_app.training.feed import FeedItem, static_items
 from alice_app.training.prompts import format_free, task_messages, training_messages, wordings
@@ -34,6 +37,7 @@ from alice_app.types import Task
 KEEP_PER_PROMPT = 2  # distinct correct completions kept per prompt
 BATCH_SIZE = 4  # completions per optimizer step of the fine-tuning
 SEED_OFFSET = 7_919  # the warm start's tasks are not the static arm's first prompts
+REPAIR_SEED_OFFSET = 104_729  # the repair variants' seeds: another stream than the uniform tasks'
 
 
 @dataclass(frozen=True)
@@ -88,9 +92,40 @@ def worked_examples(tasks: Sequence[Task]) -> list[Example]:
 
 
 def warm_start_items(families: Sequence[str], n: int, seed: int,
-                     build_messages: Callable[[Task], Sequence[dict]]) -> list[FeedItem]:
-    """``n`` training prompts, uniform over ``families`` × levels, the same for every feed of a seed."""
-    return static_items(families, n, seed + SEED_OFFSET, build_messages)
+                     build_messages: Callable[[Task], Sequence[dict]],
+                     failures: Sequence[Mapping[str, Any]] = (), repair_share: float = 0.0) -> list[FeedItem]:
+    """``n`` training prompts: ``repair_share`` of them fresh variants of ``failures`` (bank rows; see
+    ``repair_items``), the rest uniform over ``families`` × levels (the same for every feed of a seed),
+    shuffled together."""
+    repairs = repair_items(failures, families, round(n * repair_share), seed, build_messages)
+    uniform = static_items(families, n - len(repairs), seed + SEED_OFFSET, build_messages)
+    if not repairs:
+        return uniform
+    items = repairs + uniform
+    Random(seed + SEED_OFFSET).shuffle(items)
+    return items
+
+
+def repair_items(failures: Sequence[Mapping[str, Any]], families: Sequence[str], n: int, seed: int,
+                 build_messages: Callable[[Task], Sequence[dict]]) -> list[FeedItem]:
+    """``n`` fresh variants (same template, new training seed) of the distinct unrepaired failed tasks of
+    ``families`` in ``failures``, each task in turn, ordered by ``pick_failures`` (unrepaired, frequent and
+    recent first); none when there is no such failure. The failed task itself is never taught."""
+    distinct: dict[str, Mapping[str, Any]] = {}
+    for row in failures:
+        if row["family"] in families and not row["repaired"]:
+            distinct.setdefault(row["task"]["id"], row)
+    if not distinct or n <= 0:
+        return []
+    rng = Random(seed + REPAIR_SEED_OFFSET)
+    order = pick_failures(list(distinct.values()), len(distinct), rng)
+    items = []
+    for index in range(n):
+        row = order[index % len(order)]
+        task = same_template_variant(Task.from_dict(row["task"]), rng.randrange(TRAIN_SEED_LIMIT))
+        items.append(FeedItem(task=task, source="repair", messages=tuple(build_messages(task)),
+                              failure_id=int(row["id"])))
+    return items
 
 
 def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float,
@@ -192,8 +227,11 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
     """The trainer callback of ``config``'s warm start (``config.warm_start_prompts`` prompts)."""
     from alice_app.training.callbacks import as_trainer_callback
 
+    repairs = config.feed == "coevolve" and config.warm_start_repair_share > 0
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
-                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
+                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share),
+                             failures=services.bank.repair_candidates() if repairs else (),
+                             repair_share=config.warm_start_repair_share)
 
     def start(model: Any) -> WarmStartReport:
         on_phase("warm-start")

@@ -186,14 +186,30 @@ def select_arms(raw: dict, arms: list[str], name: str = "the raw run") -> dict:
     return {**raw, "runs": {seed: seed_arms for seed, seed_arms in runs.items() if seed_arms}}
 
 
+def static_only(raw: dict) -> bool:
+    return {arm for arms in raw["runs"].values() for arm in arms} == {"static"}
+
+
+def without_coevolve_settings(meta: dict) -> dict:
+    """``meta`` without the settings a static arm never reads (``COEVOLVE_ONLY_FIELDS``), so a changed
+    ALICE feed can be set beside an earlier run's static arms."""
+    from alice_app.training.config import COEVOLVE_ONLY_FIELDS
+
+    strip = lambda table: {k: v for k, v in (table or {}).items() if k not in COEVOLVE_ONLY_FIELDS}  # noqa: E731
+    return {**meta, "settings": strip(meta.get("settings")), "config": strip(meta.get("config"))}
+
+
 def merge_raws(raws: list[dict]) -> dict:
     """One raw run from several saved ones (seeds or arms run on different days): they must have been
-    asked the same thing (same meta) and hold different (seed, arm) pairs; the first step-time
-    comparison is kept."""
-    first = raws[0]
-    for other in raws[1:]:
-        differing = sorted(key for key in set(first["meta"]) | set(other["meta"])
-                           if first["meta"].get(key) != other["meta"].get(key))
+    asked the same thing (same meta; a raw of static arms only may differ in the settings only the
+    co-evolving feed reads) and hold different (seed, arm) pairs; the meta of the first run with an
+    arm other than static and the first step-time comparison are kept."""
+    first = next((raw for raw in raws if not static_only(raw)), raws[0])  # its meta speaks for the merge
+    for other in raws:
+        mine, theirs = first["meta"], other["meta"]
+        if static_only(first) or static_only(other):
+            mine, theirs = without_coevolve_settings(mine), without_coevolve_settings(theirs)
+        differing = sorted(key for key in set(mine) | set(theirs) if mine.get(key) != theirs.get(key))
         if differing:
             raise ValueError(f"these raw runs were asked different things ({', '.join(differing)}); "
                              "only runs of the same settings can be summarized together")

@@ -25,11 +25,14 @@ SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
     ("lora_rank", 1, 256), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
     ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 1000),
     ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000), ("feed_lookahead", 0, 2),
-    ("warm_start_prompts", 0, 10_000),
+    ("warm_start_prompts", 0, 10_000), ("warm_start_repairs", 0, 10_000),
 )
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
 )
+
+# Settings only the co-evolving feed reads: a static arm runs the same with any value of them.
+COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "warm_start_repairs")
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -118,11 +121,11 @@ class TrainConfig:
         "samples: the policy answers each prompt num_generations times and learns its correct, self-consistent "
         "answers (at most 2 per prompt); worked: the engine's working of each task (one operation a line, then "
         "the answer line), the task asked in every wording its family offers; nothing sampled", WARM_START_SOURCES))
-    warm_start_repair_share: float = field(default=0.0, metadata=_help(
-        "share of the warm start's tasks that are fresh variants (same template, new numbers) of the failure "
-        "bank's unrepaired failures in the run's families, the rest uniform over families x levels: the warm start "
-        "repairs what the hunts found (feed=coevolve; the static feed never reads the bank); an empty bank leaves "
-        "it uniform"))
+    warm_start_repairs: int = field(default=0, metadata=_help(
+        "warm start, co-evolving feed: this many more tasks, fresh variants (same template, new numbers) of the "
+        "failure bank's unrepaired failures in the run's families, each failure in turn, each taught as its failure "
+        "was asked (the family's wording with the format line): the warm start repairs what the hunts found; "
+        "an empty bank adds none (the static feed never reads the bank)"))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
@@ -142,7 +145,7 @@ class TrainConfig:
                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {_brief(self.lr_schedule)}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
-        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share", "warm_start_repair_share"):
+        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         for name in ("consistency_penalty", "working_bonus"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")

@@ -18,6 +18,10 @@ wording its family offers (its own, another phrasing, a free composition; the te
 "1 + 40 = 41", then
 "Answer: 41"): the question's operands, never a distractor, in any wording. Nothing is sampled, so it
 costs only the fine-tuning (about a minute for 25 tasks on a CPU).
+
+Repairs (``warm_start_repairs``, co-evolving feed): that many more tasks, fresh variants of the failure bank's
+unrepaired failures in the run's families (same template, new numbers), each failure in turn; each is asked as
+its failure was (the family's wording with the format line) and taught once. The failed task itself never is.
 """
 from __future__ import annotations
 
@@ -79,6 +83,14 @@ def keep_correct(items: Sequence[FeedItem], completions: Sequence[Sequence[str]]
     return examples, correct
 
 
+def item_examples(item: FeedItem) -> list[Example]:
+    """What the worked warm start teaches for one item: a repair as its failure was asked, any other task
+    in every wording (``worked_examples``)."""
+    if item.source == "repair":
+        return [Example(item.messages, worked_solution(item.task))]
+    return worked_examples([item.task])
+
+
 def worked_examples(tasks: Sequence[Task]) -> list[Example]:
     """Each task in each of its wordings (the first with the format line, the others without), answered by
     the engine's ``worked_solution``."""
@@ -93,24 +105,23 @@ def worked_examples(tasks: Sequence[Task]) -> list[Example]:
 
 def warm_start_items(families: Sequence[str], n: int, seed: int,
                      build_messages: Callable[[Task], Sequence[dict]],
-                     failures: Sequence[Mapping[str, Any]] = (), repair_share: float = 0.0) -> list[FeedItem]:
-    """``n`` training prompts: ``repair_share`` of them fresh variants of ``failures`` (bank rows; see
-    ``repair_items``), the rest uniform over ``families`` × levels (the same for every feed of a seed),
-    shuffled together."""
-    repairs = repair_items(failures, families, round(n * repair_share), seed, build_messages)
-    uniform = static_items(families, n - len(repairs), seed + SEED_OFFSET, build_messages)
-    if not repairs:
+                     failures: Sequence[Mapping[str, Any]] = (), repairs: int = 0) -> list[FeedItem]:
+    """``n`` training prompts uniform over ``families`` × levels (the same for every feed of a seed) and
+    ``repairs`` fresh variants of ``failures`` (bank rows; see ``repair_items``), shuffled together."""
+    uniform = static_items(families, n, seed + SEED_OFFSET, build_messages)
+    repaired = repair_items(failures, families, repairs, seed)
+    if not repaired:
         return uniform
-    items = repairs + uniform
+    items = uniform + repaired
     Random(seed + SEED_OFFSET).shuffle(items)
     return items
 
 
-def repair_items(failures: Sequence[Mapping[str, Any]], families: Sequence[str], n: int, seed: int,
-                 build_messages: Callable[[Task], Sequence[dict]]) -> list[FeedItem]:
+def repair_items(failures: Sequence[Mapping[str, Any]], families: Sequence[str], n: int, seed: int) -> list[FeedItem]:
     """``n`` fresh variants (same template, new training seed) of the distinct unrepaired failed tasks of
     ``families`` in ``failures``, each task in turn, ordered by ``pick_failures`` (unrepaired, frequent and
-    recent first); none when there is no such failure. The failed task itself is never taught."""
+    recent first), each asked as its failure was (``task_messages``); none when there is no such failure.
+    The failed task itself is never taught."""
     distinct: dict[str, Mapping[str, Any]] = {}
     for row in failures:
         if row["family"] in families and not row["repaired"]:
@@ -123,7 +134,7 @@ def repair_items(failures: Sequence[Mapping[str, Any]], families: Sequence[str],
     for index in range(n):
         row = order[index % len(order)]
         task = same_template_variant(Task.from_dict(row["task"]), rng.randrange(TRAIN_SEED_LIMIT))
-        items.append(FeedItem(task=task, source="repair", messages=tuple(build_messages(task)),
+        items.append(FeedItem(task=task, source="repair", messages=tuple(task_messages(task)),
                               failure_id=int(row["id"])))
     return items
 
@@ -198,13 +209,13 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
                            seconds=time.perf_counter() - started)
 
 
-def run_worked_start(model: Any, tokenizer: Any, tasks: Sequence[Task], *, learning_rate: float,
+def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, learning_rate: float,
                      should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
-    """Fine-tune on the engine's worked solutions of ``tasks`` in all their wordings; nothing is sampled."""
+    """Fine-tune on the engine's worked solutions of ``items`` (``item_examples``); nothing is sampled."""
     started = time.perf_counter()
-    examples = worked_examples(tasks)
+    examples = [example for item in items for example in item_examples(item)]
     losses = fine_tune(model, tokenizer, examples, learning_rate, should_stop)
-    return WarmStartReport(prompts=len(tasks), samples=0, correct=0, kept=len(examples), steps=len(losses),
+    return WarmStartReport(prompts=len(items), samples=0, correct=0, kept=len(examples), steps=len(losses),
                            mean_loss=sum(losses) / len(losses) if losses else None,
                            seconds=time.perf_counter() - started)
 
@@ -227,16 +238,15 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
     """The trainer callback of ``config``'s warm start (``config.warm_start_prompts`` prompts)."""
     from alice_app.training.callbacks import as_trainer_callback
 
-    repairs = config.feed == "coevolve" and config.warm_start_repair_share > 0
+    repairs = config.warm_start_repairs if config.feed == "coevolve" else 0
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
                              training_messages(config.no_format_share, config.rephrase_share, config.wording_share),
-                             failures=services.bank.repair_candidates() if repairs else (),
-                             repair_share=config.warm_start_repair_share)
+                             failures=services.bank.repair_candidates() if repairs else (), repairs=repairs)
 
     def start(model: Any) -> WarmStartReport:
         on_phase("warm-start")
         if config.warm_start_source == "worked":
-            report = run_worked_start(model, tokenizer, [item.task for item in items],
+            report = run_worked_start(model, tokenizer, items,
                                       learning_rate=config.learning_rate, should_stop=should_stop)
         else:
             report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,

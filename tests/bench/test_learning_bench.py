@@ -169,6 +169,18 @@ def test_a_changed_feed_is_summarized_beside_an_earlier_runs_static_arms(bench, 
                        "--out", str(tmp_path / "out")]) == 0
     summary = json.loads((tmp_path / "out" / "learning_results.json").read_text())
     assert summary["aggregate"]["alice"]["negation_easy"]["mean"] == pytest.approx(0.9)
+    # A setting only the co-evolving feed reads may differ from the static arms' run (listed in any order), and
+    # the merge reports the changed feed's settings; any other setting, or two ALICE runs that differ, may not.
+    repaired = {**changed, "meta": {**changed["meta"], "settings": {"warm_start_repairs": 128},
+                                    "config": {**changed["meta"]["config"], "warm_start_repairs": 128}}}
+    merged = report.merge_raws([report.select_arms(earlier, ["static"]), repaired])
+    assert merged["meta"]["settings"] == {"warm_start_repairs": 128} and sorted(merged["runs"]["1"]) == ["alice", "static"]
+    lr = {**repaired, "meta": {**repaired["meta"], "config": {**repaired["meta"]["config"], "learning_rate": 0.3}}}
+    with pytest.raises(ValueError, match=r"asked different things \(config\)"):
+        report.merge_raws([report.select_arms(earlier, ["static"]), lr])
+    other_seeds = {**repaired, "runs": {"2": repaired["runs"]["0"]}}
+    with pytest.raises(ValueError, match=r"asked different things \(config, settings\)"):
+        report.merge_raws([report.select_arms(earlier, ["static"]), repaired, {**other_seeds, "meta": changed["meta"]}])
     with pytest.raises(SystemExit, match="holds no episode arm \(it has alice, static\)"):
         bench.main(["--from-raw", f"{tmp_path / 'earlier.json'}:episode", "--out", str(tmp_path / "out")])
 

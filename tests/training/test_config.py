@@ -20,6 +20,7 @@ def test_defaults_validate_and_size_the_batch():
     ({"warmup_ratio": 2}, "warmup_ratio must be between 0 and 1"),
     ({"no_format_share": -0.5}, "no_format_share must be between 0 and 1"),
     ({"rephrase_share": 1.5}, "rephrase_share must be between 0 and 1"),
+    ({"warm_start_repairs": -2}, "warm_start_repairs must be between 0 and 10,000"),
     ({"feed_lookahead": 3}, "feed_lookahead must be between 0 and 2"),
     ({"warm_start_prompts": -1}, "warm_start_prompts must be between 0 and 10,000"),
     ({"mode": "episode", "feed": "static"}, "episode mode plays live episodes"),

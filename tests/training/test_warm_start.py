@@ -1,12 +1,13 @@
 """The rejection-sampling warm start: which completions it keeps, and when it runs (fast; the real
 fine-tuning on the embedded model is in test_training_slow.py)."""
+from collections import Counter
 from types import SimpleNamespace
 
 from alice_app.tasks.registry import generate_task
 from alice_app.training.feed import FeedItem
-from alice_app.training.prompts import task_messages
+from alice_app.training.prompts import task_messages, training_messages
 from alice_app.training.warm_start import KEEP_PER_PROMPT, WarmStartCallback, WarmStartReport, keep_correct, \
-    warm_start_items
+    item_examples, repair_items, warm_start_items, worked_examples
 from alice_app.verify.stack import VerifierStack
 
 
@@ -41,6 +42,46 @@ def test_the_prompts_cover_the_families_and_levels_and_depend_only_on_the_seed()
     assert [i.task.id for i in first] == [i.task.id for i in again] != [i.task.id for i in other]
     assert {(i.task.family, i.task.level) for i in first} == {
         (f, lv) for f in ("negation_arithmetic", "plain_arithmetic") for lv in ("easy", "medium", "hard")}
+
+
+def _bank_failures(services, cells):
+    for family, level, seed in cells:
+        task = generate_task(family, level, seed)
+        services.bank.record(task, "Answer: 0", services.verifier.verify(task, "Answer: 0"), mode="distractor_echo",
+                             source="test")
+    return services.bank.repair_candidates()
+
+
+def test_the_warm_start_adds_fresh_variants_of_the_banks_failures_taught_as_they_were_asked(services):
+    rows = _bank_failures(services, [("negation_arithmetic", "medium", 11), ("false_claim", "easy", 12),
+                                     ("double_negation", "easy", 13)])  # the last is not in this run's families
+    families = ["negation_arithmetic", "false_claim", "plain_arithmetic"]
+    uniform = warm_start_items(families, 4, 0, task_messages)
+    items = warm_start_items(families, 4, 0, training_messages(0.0, 1.0, 0.0), failures=rows, repairs=6)
+    repairs = [i for i in items if i.source == "repair"]
+    assert len(items) == 10 and len(repairs) == 6
+    assert sorted(i.task.id for i in items if i.source != "repair") == sorted(i.task.id for i in uniform)
+    failed = {row["id"]: row["task"] for row in rows}
+    assert {failed[i.failure_id]["family"] for i in repairs} == {"negation_arithmetic", "false_claim"}
+    for item in repairs:  # same family, level and template; new numbers; taught in turn, never the failed task
+        original = failed[item.failure_id]
+        assert (item.task.family, item.task.level) == (original["family"], original["level"])
+        assert item.task.metadata["repair_of"] == original["id"] and item.task.prompt != original["prompt"]
+        assert item.messages == tuple(task_messages(item.task))  # asked as the hunt asked its failure
+        assert [e.messages for e in item_examples(item)] == [item.messages]
+    assert sorted(Counter(i.failure_id for i in repairs).values()) == [3, 3]
+    assert len({i.task.id for i in repairs}) == 6
+    other = next(i for i in items if i.source != "repair")
+    assert len(item_examples(other)) == len(worked_examples([other.task])) > 1  # every wording
+
+
+def test_an_empty_or_repaired_bank_adds_nothing_to_the_warm_start(services):
+    rows = [{**row, "repaired": True} for row in _bank_failures(services, [("negation_arithmetic", "easy", 5)])]
+    uniform = warm_start_items(["negation_arithmetic"], 6, 2, task_messages)
+    for failures in ((), rows):
+        items = warm_start_items(["negation_arithmetic"], 6, 2, task_messages, failures=failures, repairs=3)
+        assert [i.task.id for i in items] == [i.task.id for i in uniform]
+    assert repair_items(rows, ["negation_arithmetic"], 4, 0) == []
 
 
 def test_runs_once_at_the_start_of_a_fresh_run_and_not_on_resume():

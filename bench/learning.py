@@ -86,9 +86,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         check_seed(args.seed + args.seeds - 1)
         args.settings = shared_settings(args.overrides, args.families, args.config)
         check_families(args.settings.get("families"))
-        if args.quick:  # a pipeline check: a warm start of two tasks (not TrainConfig's 384), short completions
+        if args.quick:  # a pipeline check: a warm start of two tasks and two repairs (not 384 and 192), short completions
             args.settings.setdefault("warm_start_prompts", 2)
             args.settings.setdefault("max_completion_length", 32)
+            args.settings.setdefault("warm_start_repairs", 2)
         check_arms(args.arms, args.settings)
     except ValueError as exc:
         parser.error(str(exc))

@@ -121,11 +121,11 @@ class TrainConfig:
         "samples: the policy answers each prompt num_generations times and learns its correct, self-consistent "
         "answers (at most 2 per prompt); worked: the engine's working of each task (one operation a line, then "
         "the answer line), the task asked in every wording its family offers; nothing sampled", WARM_START_SOURCES))
-    warm_start_repairs: int = field(default=0, metadata=_help(
-        "warm start, co-evolving feed: this many more tasks, fresh variants (same template, new numbers) of the "
-        "failure bank's unrepaired failures in the run's families, each failure in turn, each taught as its failure "
-        "was asked (the family's wording with the format line): the warm start repairs what the hunts found; "
-        "an empty bank adds none (the static feed never reads the bank)"))
+    warm_start_repairs: int = field(default=192, metadata=_help(
+        "warm start (warm_start_prompts > 0), co-evolving feed: this many more tasks, fresh variants (same "
+        "template, new numbers) of the failure bank's unrepaired failures in the run's families, each failure in "
+        "turn, each taught as its failure was asked (the family's wording with the format line): the warm start "
+        "repairs what the hunts found; an empty bank adds none (the static feed never reads the bank)"))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "

@@ -55,11 +55,11 @@ def test_a_recipe_gives_both_arms_its_settings_under_the_set_pairs(bench, capsys
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_the_seven_families_recipe_is_the_settings_run_20_measured(bench):
-    """docs/training.md quotes run 20's figures for this recipe: the two must not drift apart."""
+def test_the_seven_families_recipe_is_the_settings_run_21_measured(bench):
+    """docs/training.md quotes run 21's figures for this recipe: the two must not drift apart."""
     args = bench.parse_args(["--config", str(ROOT / "examples" / "recipes" / "seven_families.yaml"), "--steps", "45"])
     raw = json.loads((ROOT / "assets" / "learning_history" /
-                      "2026-12-04_seven-families_worked384-8b8fdf4_45steps_seed0_raw.json").read_text())
+                      "2026-12-04_seven-families_repairs192-f6f8bd8_45steps_seeds01_raw.json").read_text())
     assert json.loads(json.dumps(report.run_meta(args)["config"])) == raw["meta"]["config"]
 
 
@@ -306,6 +306,7 @@ def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_
     quick = bench.parse_args(["--quick"])
     assert quick.settings["warm_start_prompts"] == 2  # a pipeline check keeps its warm start tiny
     assert quick.settings["max_completion_length"] == 32  # ... and its completions short
+    assert quick.settings["warm_start_repairs"] == 2  # ... and its repairs few
     assert bench.parse_args(["--quick", "--set", "warm_start_prompts=0"]).settings["warm_start_prompts"] == 0
 
 

@@ -128,16 +128,22 @@ def test_a_warm_start_samples_fine_tunes_and_records_before_the_first_grpo_step(
 
 
 def test_a_worked_warm_start_fine_tunes_on_the_engines_solutions_without_sampling(model_services):
+    failed = generate_task("negation_arithmetic", "medium", 9)
+    model_services.bank.record(failed, "Answer: 0", model_services.verifier.verify(failed, "Answer: 0"),
+                               mode="distractor_echo", source="test")
     job = TrainingJob(model_services)
-    config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 2, "families": ("negation_arithmetic",)})
+    config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 2, "warm_start_repairs": 2,
+                                     "families": ("negation_arithmetic",)})
     run_id = job.start(config)
     assert job.wait(600)
     run = model_services.runs.get(run_id)
     assert run["status"] == "completed", run["error"]
     warm, step = model_services.runs.metrics(run_id)
     assert warm["step"] == 0 and step["step"] == 1
-    # two tasks, each in its own wording, another phrasing and a free one: six examples, two batches of four
-    assert warm["warm_start_samples"] == 0 and warm["warm_start_kept"] == 6 and warm["warm_start_steps"] == 2
+    # two tasks, each in its own wording, another phrasing and a free one, and two fresh variants of the banked
+    # failure, each as it was asked: eight examples, two batches of four
+    assert warm["warm_start_prompts"] == 4 and warm["warm_start_samples"] == 0
+    assert warm["warm_start_kept"] == 8 and warm["warm_start_steps"] == 2
     assert warm["warm_start_mean_loss"] > 0
     job.shutdown()
 

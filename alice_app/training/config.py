@@ -122,7 +122,7 @@ class TrainConfig:
         "answers (at most 2 per prompt); worked: the engine's working of each task (one operation a line, then "
         "the answer line), the task asked in every wording its family offers; nothing sampled", WARM_START_SOURCES))
     warm_start_repairs: int = field(default=192, metadata=_help(
-        "warm start (warm_start_prompts > 0), co-evolving feed: this many more tasks, fresh variants (same "
+        "with a warm start, co-evolving feed: this many more warm-start tasks, fresh variants (same "
         "template, new numbers) of the failure bank's unrepaired failures in the run's families, each failure in "
         "turn, each taught as its failure was asked (the family's wording with the format line): the warm start "
         "repairs what the hunts found; an empty bank adds none (the static feed never reads the bank)"))

@@ -305,7 +305,7 @@ def test_watch_a_short_training_run(page, live_app, screenshots):
     and live chart while it runs, then Stop, and a stopped run saying why it has no "after"."""
     services, _ = live_app
     open_tab(page, "Training")
-    page.get_by_label("Steps", exact=True).fill("2")
+    page.get_by_label("Steps").fill("2")
     page.get_by_text("Advanced: hyper-parameters").click()
     page.get_by_label("eval_n_per_cell").fill("0")  # keeps the test to minutes
     page.get_by_label("warm_start_prompts").fill("2")  # the default worked warm start, on two tasks

@@ -26,6 +26,7 @@ MODES = ("auto", "hunt", "repair")
 MAX_ACTION_BYTES = 64 * 1024
 ZONE_SHARE = 0.5  # how often hunt replays a known task whose pass rate is in the zone
 REPAIR_KEY = "repair_bank_id"  # Task.metadata key linking a repair task to its bank row
+REPAIR_REQUIRED = 3  # variants solved unaided before a failure counts as repaired
 
 
 @dataclass(frozen=True)
@@ -50,11 +51,18 @@ class Observation:
         return asdict(self)
 
 
+def as_repair_of(task: Task, failure_id: int) -> Task:
+    """``task`` played as a repair of bank row ``failure_id``: its unaided first attempt counts toward
+    marking that failure repaired (``FailureBank.record_repair_attempt``)."""
+    return replace(task, metadata={**task.metadata, REPAIR_KEY: int(failure_id)})
+
+
 class AliceEnvironment:
     """``reset`` → ``step`` × (1..5) → done. Not thread-safe itself: one per session."""
 
     def __init__(self, bank, curriculum_store, verifier, *, rng_seed: int | None = None,
-                 families: Sequence[str] | None = None, repair_required: int = 3, source: str | None = None):
+                 families: Sequence[str] | None = None, repair_required: int = REPAIR_REQUIRED,
+                 source: str | None = None):
         # ``source`` labels banked failures (e.g. "manual" in the workbench); None = the episode's mode.
         if repair_required < 1:
             raise ValueError("repair_required must be at least 1")
@@ -178,7 +186,7 @@ class AliceEnvironment:
             task = contrastive_variant(original, str(failure["extracted"]), seed)
         else:
             task = same_template_variant(original, seed)
-        return replace(task, metadata={**task.metadata, REPAIR_KEY: int(failure["id"])})
+        return as_repair_of(task, failure["id"])
 
     # -- the end of an episode -------------------------------------------------------------
     def _finish(self, episode: Episode) -> dict[str, Any]:

@@ -11,7 +11,11 @@ Two strategies choose what to play:
   then the archive) are mutated along one axis (negation form, distractors, operand size, clause
   position); a mutant that still fails enters a quality-diversity archive keyed by
   (family, level, failure mode) when it fails at least as hard as the cell's incumbent. The
-  per-axis survival rate maps the boundary of each failure mode.
+  per-axis survival rate maps the boundary of each failure mode;
+- ``recheck``: the bank's unrepaired failures (newest first), each on ``RECHECK_VARIANTS`` fresh variants
+  (same template, new numbers) played as repairs of its row. The bank marks a failure repaired once
+  that many variants were solved unaided, so a recheck after training marks what the model now solves
+  beyond the exact numbers it failed. It plays at most ``episodes`` (fewer when the bank holds fewer).
 """
 from __future__ import annotations
 
@@ -21,13 +25,17 @@ from random import Random
 from typing import Callable, Iterator, Sequence
 
 from alice_app.config import TRAIN_SEED_LIMIT
+from alice_app.environment import REPAIR_REQUIRED, as_repair_of
 from alice_app.failure_modes import label_failure
+from alice_app.store.queries import MAX_PAGE_SIZE
 from alice_app.tasks.mutate import mutate
 from alice_app.tasks.registry import family_names
+from alice_app.tasks.repair import same_template_variant
 from alice_app.tasks.wordings import check_wording
 from alice_app.types import TURN_KINDS, Task, Verdict
 
-STRATEGIES = ("random", "mutate")
+STRATEGIES = ("random", "mutate", "recheck")
+RECHECK_VARIANTS = REPAIR_REQUIRED  # a recheck can mark a failure repaired in one pass
 ARCHIVE_SHARE = 0.8  # how often a mutate parent comes from the archive rather than the bank
 BANK_SEEDS = 200  # known failures read from the bank to start the mutate search
 
@@ -45,6 +53,8 @@ class EpisodeResult:
     confidence: float | None = None  # tier 3: agreement of k samples of the first attempt (samples > 1)
     unstable: bool = False  # the first attempt was right but the k samples disagree (banked as "unstable")
     first_response: str = ""  # the unaided first attempt
+    repair_of: int | None = None  # the bank row this episode was a repair of
+    repaired: bool = False  # that row is marked repaired now
 
     @property
     def fitness(self) -> float:
@@ -107,6 +117,14 @@ class HuntReport:
     def failures(self) -> int:
         return sum(not r.solved for r in self.results)
 
+    def repairs(self) -> tuple[int, int]:
+        """(bank rows now marked repaired, bank rows the episodes were repairs of)."""
+        rows: dict[int, bool] = {}
+        for result in self.results:
+            if result.repair_of is not None:
+                rows[result.repair_of] = rows.get(result.repair_of, False) or result.repaired
+        return sum(rows.values()), len(rows)
+
 
 def run_hunt(
     policy,
@@ -136,6 +154,13 @@ def run_hunt(
     report = HuntReport(strategy, policy.model_id, archive=Archive() if strategy == "mutate" else None)
     if strategy == "mutate":
         starts = _mutate_starts(rng, families, report.archive, _bank_failures(services.bank, families))
+    elif strategy == "recheck":
+        plan = recheck_tasks(_unrepaired_rows(services.bank, families, -(-episodes // RECHECK_VARIANTS)), rng)
+        if not plan:
+            where = f" of {', '.join(families)}" if families else ""
+            raise ValueError(f"the failure bank has no unrepaired failures{where} to recheck; hunt first")
+        episodes = min(episodes, len(plan))
+        starts = iter([lambda env, t=task: env.reset(task=t) for task in plan])
     else:
         starts = _random_starts(rng, families, wording)
     slots = min(batch_size, episodes)
@@ -198,7 +223,8 @@ def episode_result(state: dict) -> EpisodeResult:
                          first_attempt_correct=bool(first.is_correct), failure_mode=mode,
                          failure_id=state.get("failure_id"), confidence=first.confidence if sampled else None,
                          unstable=bool(first.details.get("unstable")),
-                         first_response=str(state["history"][0]["response"]))
+                         first_response=str(state["history"][0]["response"]),
+                         repair_of=state.get("repair_of"), repaired=bool(state.get("repaired")))
 
 
 def _random_starts(rng: Random, families: list[str] | None, wording: str = "template") -> Iterator[Start]:
@@ -234,8 +260,20 @@ def _mutate_starts(rng: Random, families: list[str] | None, archive: Archive,
 
 
 def _bank_failures(bank, families: list[str] | None) -> list[Task]:
-    rows = bank.query(family=families, repaired=False, page_size=BANK_SEEDS).rows
-    return [Task.from_dict(row["task"]) for row in rows if row.get("task")]
+    return [Task.from_dict(row["task"]) for row in _unrepaired_rows(bank, families, BANK_SEEDS)]
+
+
+def _unrepaired_rows(bank, families: list[str] | None, n: int) -> list[dict]:
+    """The ``n`` newest unrepaired failures of ``families`` (None: all) that hold their task."""
+    rows = bank.query(family=families, repaired=False, page_size=max(1, min(n, MAX_PAGE_SIZE))).rows
+    return [row for row in rows if row.get("task")]
+
+
+def recheck_tasks(rows: Sequence[dict], rng: Random, variants: int = RECHECK_VARIANTS) -> list[Task]:
+    """``variants`` fresh variants of each bank row's task (same template, new training seeds from ``rng``),
+    row by row, each played as a repair of its row."""
+    return [as_repair_of(same_template_variant(Task.from_dict(row["task"]), rng.randrange(TRAIN_SEED_LIMIT)),
+                         row["id"]) for row in rows for _ in range(variants)]
 
 
 def check_hunt_args(episodes: int, families: Sequence[str] | None, strategy: str, batch_size: int,

@@ -101,7 +101,9 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
     the same report and paraphrases, and the same hunt replayed (same seed, so the same tasks),
     which gives the banked tasks' greedy first attempts and the turn-1 / by-turn-5 solve rates.
     Before and after, fresh variants of every task the first hunt failed (same template, held-out
-    seeds) measure whether a failure is repaired beyond its exact wording, in both arms alike.
+    seeds) measure whether a failure is repaired beyond its exact wording, in both arms alike. Last, the
+    product's recheck (``recheck_banked``) plays the first hunt's banked rows as repairs, which marks
+    in the bank those the trained model now solves on 3 fresh variants.
     """
     with tempfile.TemporaryDirectory(prefix=f"alice-{feed}-") as tmp:
         services = experiment_services(Path(tmp))
@@ -127,13 +129,14 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
         banked_ids = [r["failure_id"] for r in before["hunt"]["episodes"] if r["failure_id"] is not None]
-        repaired = [bool((services.bank.get(i) or {}).get("repaired")) for i in banked_ids]
+        recheck = recheck_banked(trainer.model, tokenizer, services, config, banked_ids, seed)
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
                   "curve": curve.points, "warm_start": probe_warm.point,
                   "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
                   "curve_eval_seconds": curve.seconds, "final_levels": levels,
                   "banked_failures": services.bank.query(page_size=1).total,
-                  "repair": repair_loop(before["hunt"], after["hunt"], repaired)}
+                  "repair": repair_loop(before["hunt"], after["hunt"], recheck.pop("repaired")),
+                  "recheck": recheck}
         services.close()
     return result
 
@@ -244,12 +247,35 @@ def hunt_starts(families: list[str], episodes: int, seed: int) -> list[tuple[str
 
 def play_fixed(policy: Any, services: Any, starts: list[tuple[str, str, int]], max_tokens: int) -> list[Any]:
     """5-turn hunt episodes on exactly these tasks (failures land in the bank, as in any hunt)."""
+    begins = [lambda env, f=f, lv=lv, s=s: env.reset(seed=s, family=f, level=lv, mode="hunt") for f, lv, s in starts]
+    return play_begins(policy, services, begins, max_tokens)
+
+
+def play_begins(policy: Any, services: Any, begins: list[Any], max_tokens: int) -> list[Any]:
+    """One 5-turn episode per ``begins`` entry (env -> first observation), ``HUNT_SLOTS`` side by side."""
     from alice_app.hunt import play_episodes
 
-    envs = [services.new_environment(seed=slot) for slot in range(min(HUNT_SLOTS, len(starts)))]
-    begin = iter([lambda env, f=f, lv=lv, s=s: env.reset(seed=s, family=f, level=lv, mode="hunt")
-                  for f, lv, s in starts])
-    return list(play_episodes(policy, envs, begin, len(starts), max_tokens=max_tokens))
+    envs = [services.new_environment(seed=slot) for slot in range(min(HUNT_SLOTS, len(begins)))]
+    return list(play_episodes(policy, envs, iter(begins), len(begins), max_tokens=max_tokens))
+
+
+def recheck_banked(model: Any, tokenizer: Any, services: Any, config: TrainConfig, ids: list[int],
+                   seed: int) -> dict[str, Any]:
+    """The product's recheck (``hunt --strategy recheck``) of these bank rows with the current weights:
+    each unrepaired row on fresh variants played as repairs of it, greedy. Returns the rows and episodes
+    played and ``repaired``: whether each of ``ids`` is marked repaired after (the bank's rule: 3 variants
+    solved unaided)."""
+    from random import Random
+
+    from alice_app.hunt import recheck_tasks
+
+    rows = [row for row in map(services.bank.get, dict.fromkeys(ids)) if row and not row["repaired"]]
+    tasks = recheck_tasks(rows, Random(seed))
+    if tasks:
+        with eval_policy(model, tokenizer, services.settings, batch_size=HUNT_SLOTS) as policy:
+            play_begins(policy, services, [lambda env, t=t: env.reset(task=t) for t in tasks], config.eval_max_tokens)
+    return {"rows": len(rows), "episodes": len(tasks),
+            "repaired": [bool((services.bank.get(i) or {}).get("repaired")) for i in ids]}
 
 
 def solve_rates(episodes: list[dict]) -> dict[str, float | None]:
@@ -261,8 +287,8 @@ def solve_rates(episodes: list[dict]) -> dict[str, float | None]:
 
 def repair_loop(before: dict, after: dict, repaired: list[bool]) -> dict[str, Any]:
     """Of the tasks the pre-training hunt failed at turn 1, the share solved at turn 1 after training
-    (the very same tasks are replayed), and the share of the banked rows (never solved in the
-    episode) that training marked repaired through fresh variants."""
+    (the very same tasks are replayed), and the share of the banked rows that the bank marks repaired
+    after training (``repaired``: by training's repair groups or the recheck's fresh variants)."""
     first_after = {e["task_id"]: e["first"] for e in after["episodes"]}
     failed = [e["task_id"] for e in before["episodes"] if not e["first"]]
     solved = [first_after[t] for t in failed if t in first_after]

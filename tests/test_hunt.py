@@ -6,6 +6,7 @@ plays a hunt in tests/models/test_hunt_slow.py.
 import pytest
 
 from alice_app.hunt import (
+    RECHECK_VARIANTS,
     Archive,
     EpisodeResult,
     archive_rows,
@@ -52,7 +53,7 @@ class AnswerKey:
     """Wraps Services so every task an environment starts is written into ``answers``."""
 
     def __init__(self, services):
-        self.services, self.answers = services, {}
+        self.services, self.bank, self.answers = services, services.bank, {}
 
     def new_environment(self, seed=None):
         env, answers = self.services.new_environment(seed), self.answers
@@ -196,3 +197,39 @@ def test_a_hunt_in_free_wordings_banks_the_freely_worded_tasks(services):
         task = result.task
         assert task.prompt == generate_task(task.family, task.level, task.seed, wording="free").prompt
     assert {row["task"]["metadata"]["params"]["wording"] for row in services.bank.query().rows} == {"free"}
+
+
+def test_recheck_plays_each_unrepaired_failure_on_fresh_variants_and_marks_it_repaired(services):
+    run_hunt(ScriptedPolicy(always_wrong), services, 3, ["plain_arithmetic", "false_claim"], batch_size=3, seed=6)
+    banked = {row["id"]: row["task"]["id"] for row in services.bank.query().rows}
+    assert len(banked) == 3
+    keyed = AnswerKey(services)
+    perfect = ScriptedPolicy(lambda prompt: f"Answer: {keyed.answers[prompt]}")
+    report = run_hunt(perfect, keyed, 100, strategy="recheck", batch_size=4, seed=7)
+    assert len(report.results) == 3 * RECHECK_VARIANTS  # no more than the bank holds
+    assert {r.repair_of for r in report.results} == set(banked)
+    assert all(r.task.id not in banked.values() for r in report.results)  # fresh numbers, never the failed task
+    assert all(r.first_attempt_correct for r in report.results)
+    third = {r.repair_of: r for r in report.results}  # each row's last variant played: its third solve
+    assert all(r.repaired for r in third.values()) and sum(r.repaired for r in report.results) == 3
+    assert report.repairs() == (3, 3) and services.bank.count(repaired=True) == 3
+    with pytest.raises(ValueError, match="no unrepaired failures to recheck"):  # all repaired now
+        run_hunt(perfect, keyed, 3, strategy="recheck")
+
+
+def test_a_recheck_that_fails_a_variant_leaves_the_failure_unrepaired(services):
+    run_hunt(ScriptedPolicy(always_wrong), services, 2, ["false_claim"], batch_size=2, seed=8)
+    keyed = AnswerKey(services)
+    wrong_once = iter([True])  # the first variant played is answered wrong, every other one right
+    policy = ScriptedPolicy(lambda prompt: "Answer: 123456" if next(wrong_once, False)
+                            else f"Answer: {keyed.answers[prompt]}")
+    report = run_hunt(policy, keyed, 5, ["false_claim"], strategy="recheck", batch_size=1, seed=9)
+    assert len(report.results) == 5  # the episodes asked for, though 2 failures x 3 variants were planned
+    repaired, played = report.repairs()
+    assert played == 2 and repaired == 0  # one failure lost a variant, the other got 2 of its 3
+    assert services.bank.count(repaired=True) == 0
+
+
+def test_recheck_on_an_empty_bank_says_so(services):
+    with pytest.raises(ValueError, match="no unrepaired failures of false_claim to recheck"):
+        run_hunt(ScriptedPolicy(always_wrong), services, 3, ["false_claim"], strategy="recheck")

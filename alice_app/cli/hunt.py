@@ -2,6 +2,7 @@
 
     python -m alice_app hunt --episodes 50 --families negation_arithmetic false_claim
     python -m alice_app hunt --episodes 200 --strategy mutate --db /tmp/alice.db
+    python -m alice_app hunt --episodes 300 --strategy recheck --adapter data/runs/3/adapter
     python -m alice_app eval --n-per-cell 10 --json
     python -m alice_app eval --adapter data/runs/3/adapter
     python -m alice_app eval --prompts my_wordings.jsonl --adapter data/runs/3/adapter
@@ -23,12 +24,17 @@ from alice_app.tasks.wordings import WORDINGS
 
 
 def register(subparsers) -> None:
+    from alice_app.hunt import RECHECK_VARIANTS, STRATEGIES
+
     hunt = subparsers.add_parser("hunt", help="play 5-turn episodes with the policy and bank its failures")
     hunt.add_argument("--episodes", type=int, required=True, help="how many episodes to play")
     hunt.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
     hunt.add_argument("--families", nargs="+", help="only these families (default: the curriculum picks)")
-    hunt.add_argument("--strategy", choices=("random", "mutate"), default="random",
-                      help="random: curriculum picks; mutate: adversarial search around known failures")
+    hunt.add_argument("--strategy", choices=STRATEGIES, default="random",
+                      help="random: curriculum picks; mutate: adversarial search around known failures; "
+                           f"recheck: each unrepaired failure on {RECHECK_VARIANTS} fresh variants, "
+                           "marked repaired when all are solved (after training, with --adapter)")
+    hunt.add_argument("--adapter", help="a PEFT (LoRA) adapter folder to load on the base model")
     hunt.add_argument("--seed", type=int, default=0, help="seeds every choice, so a hunt can be replayed")
     hunt.add_argument("--batch-size", type=int, default=8, help="episodes played side by side")
     hunt.add_argument("--max-tokens", type=int, default=64, help="longest answer per turn")
@@ -70,12 +76,14 @@ def open_services(db: str | None):
 
 def run_hunt_command(args) -> int:
     from alice_app.hunt import archive_rows, axis_rows, check_hunt_args, run_hunt, summary_rows
+    from alice_app.models.factory import build_policy
 
     check_hunt_args(args.episodes, args.families, args.strategy, args.batch_size, args.wording)  # before the model loads
     services = open_services(args.db)
     try:
         with _model_errors():
-            report = run_hunt(services.policy, services, args.episodes, args.families, args.strategy,
+            policy = build_policy(services.settings, args.adapter) if args.adapter else services.policy
+            report = run_hunt(policy, services, args.episodes, args.families, args.strategy,
                               seed=args.seed, batch_size=args.batch_size, max_tokens=args.max_tokens,
                               progress=True, samples=args.samples, wording=args.wording)
     finally:
@@ -83,6 +91,9 @@ def run_hunt_command(args) -> int:
     print(f"\n{len(report.results)} episodes with {report.model_id}; "
           f"{report.failures} failures banked in {services.settings.db_path}\n")
     print(format_table(summary_rows(report)))
+    repaired, rechecked = report.repairs()
+    if rechecked:
+        print(f"\n{repaired} of the {rechecked} failures played as repairs are now marked repaired")
     if report.archive is not None:
         print("\nQuality-diversity archive (family x level x failure mode):\n")
         print(format_table(archive_rows(report.archive), clip=60) if report.archive.cells else "(empty)")

@@ -181,6 +181,11 @@ class TrainConfig:
     def batch_size(self) -> int:
         return self.prompts_per_step * self.num_generations
 
+    @property
+    def warm_start_repair_count(self) -> int:
+        """The bank's failures the warm start may teach: the co-evolving feed's, and only with a warm start."""
+        return self.warm_start_repairs if self.feed == "coevolve" and self.warm_start_prompts else 0
+
     def training_families(self) -> list[str]:
         from alice_app.tasks.registry import core_family_names, family_names
 

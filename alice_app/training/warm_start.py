@@ -238,7 +238,7 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
     """The trainer callback of ``config``'s warm start (``config.warm_start_prompts`` prompts)."""
     from alice_app.training.callbacks import as_trainer_callback
 
-    repairs = config.warm_start_repairs if config.feed == "coevolve" else 0
+    repairs = config.warm_start_repair_count
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
                              training_messages(config.no_format_share, config.rephrase_share, config.wording_share),
                              failures=services.bank.repair_candidates() if repairs else (), repairs=repairs)

@@ -152,12 +152,16 @@ def _mode_factor(mode: str) -> float:
 # One GRPO step's time fine-tunes on the worked solutions of about this many tasks (measured on the 2-core CPU:
 # 96 tasks of three families, 281 examples, in 260 s, where a step of 8 completions took about 20 s).
 WORKED_TASKS_PER_STEP = 8
+WORDINGS_PER_TASK = 3  # the 281 examples of those 96 tasks
 
 
-def warm_start_step_equivalents(prompts: int, source: str, prompts_per_step: int) -> float:
-    """How many GRPO steps' time a warm start of ``prompts`` takes: sampling answers them as steps do;
-    the engine's worked solutions need only the fine-tuning."""
-    return prompts / (WORKED_TASKS_PER_STEP if source == "worked" else prompts_per_step)
+def warm_start_step_equivalents(prompts: int, source: str, prompts_per_step: int, repairs: int = 0) -> float:
+    """How many GRPO steps' time a warm start of ``prompts`` tasks and up to ``repairs`` repairs of the bank
+    takes: sampling answers each as steps do; the engine's worked solutions need only the fine-tuning, of
+    one example a repair where a task gives one per wording (about ``WORDINGS_PER_TASK``)."""
+    if source == "worked":
+        return (prompts + repairs / WORDINGS_PER_TASK) / WORKED_TASKS_PER_STEP
+    return (prompts + repairs) / prompts_per_step
 
 
 def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, float], setup_s: float, source: str,

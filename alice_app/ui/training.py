@@ -139,7 +139,8 @@ def expected_time(services, mode, feed, model, *numbers) -> str:
     eval_n = config.eval_n_per_cell
     return progress.format_expected(config.steps, eval_n, svc.training_cells(config), step_s, setup_s, source,
                                     warm_start_steps=progress.warm_start_step_equivalents(
-                                        config.warm_start_prompts, config.warm_start_source, config.prompts_per_step))
+                                        config.warm_start_prompts, config.warm_start_source, config.prompts_per_step,
+                                        config.warm_start_repair_count))
 
 
 def _completions_of(run) -> int:

@@ -267,6 +267,9 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
     for arm in json.loads((tmp_path / "learning_raw.json").read_text())["runs"]["0"].values():
         failed = sum(not e["first"] for e in arm["before"]["hunt"]["episodes"])
         assert arm["before"]["variants"]["failures"] == arm["after"]["variants"]["failures"] == failed
+        banked = {e["failure_id"] for e in arm["before"]["hunt"]["episodes"]} - {None}
+        assert arm["recheck"]["episodes"] == 3 * arm["recheck"]["rows"] and arm["recheck"]["rows"] <= len(banked)
+        assert arm["recheck"]["rows"] >= 1 and arm["repair"]["repaired_share"] is not None
         assert arm["warm_start"]["paraphrases"]["n"] == 12  # measured after the quick run's tiny warm start
         assert set(arm["warm_start"]["penalty"]) == {"negation_arithmetic"}
     assert summary["overhead"]["ratio"] > 0

@@ -49,6 +49,16 @@ def test_short_hunt_writes_failures_to_a_temporary_database(tmp_path, cli_env, c
     assert sum(row["attempts"] for row in bank.failure_map()) == 4
     database.close()
 
+    # A recheck replays a banked failure on fresh variants as repairs of its row (3 episodes: one failure).
+    assert main(["hunt", "--episodes", "3", "--db", str(db), "--strategy", "recheck", "--batch-size", "3",
+                 "--max-tokens", "32"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\d of the 1 failures played as repairs are now marked repaired", out)
+    database = open_db(db)
+    rows = FailureBank(database).query(page_size=100).rows
+    database.close()
+    assert sum(row["repair_attempts"] for row in rows) == 3
+
 
 def test_free_wordings_through_eval_and_hunt_with_the_embedded_model(tmp_path, cli_env, capsys):
     assert main(["eval", "--json", "--wording", "free", "--n-per-cell", "1", "--families", "false_claim",

@@ -96,3 +96,9 @@ def test_wording_share_is_a_share():
 def test_working_bonus_is_bounded():
     with pytest.raises(ValueError, match="working_bonus must be between 0 and 1"):
         TrainConfig(working_bonus=-0.1).validate()
+
+
+def test_only_a_co_evolving_warm_start_repairs_the_bank():
+    assert TrainConfig(warm_start_repairs=5).warm_start_repair_count == 5
+    assert TrainConfig(warm_start_repairs=5, feed="static").warm_start_repair_count == 0  # never reads the bank
+    assert TrainConfig(warm_start_repairs=5, warm_start_prompts=0).warm_start_repair_count == 0  # no warm start

@@ -60,9 +60,12 @@ def test_a_bad_form_is_refused_before_start_with_the_box_named(services, changes
 def test_the_expected_time_is_shown_before_start(services):
     text = training.expected_time(services, *form(services, steps="40"))
     # no run measured here: the learning bench's range of step times (8 completions a step), not one guess
-    # ... and the default warm start (384 tasks' worked solutions: about the time of 48 steps)
-    assert ("Expected: about **28m 12s–2h 18m**: 40 steps × 19.0–94.0 s, up to 15m 12s–1h 15m warm start (about the "
-            "time of 48 steps)") in text
+    # ... and the default warm start (384 tasks' worked solutions in 3 wordings and up to 192 repairs of the bank
+    # in one: about the time of 48 + 8 steps)
+    assert ("Expected: about **30m 44s–2h 30m**: 40 steps × 19.0–94.0 s, up to 17m 44s–1h 27m warm start (about the "
+            "time of 56 steps)") in text
+    static = training.expected_time(services, *form(services, steps="40", feed="static"))
+    assert "(about the time of 48 steps)" in static  # the static feed never reads the bank
     assert "learning bench's step times on a shared 2-core CPU" in text
     bigger = training.expected_time(services, *form(services, steps="40", num_generations="16"))
     assert "40 steps × 38.0–188.0 s" in bigger and "scaled to 16 completions a step" in bigger
@@ -76,9 +79,13 @@ def test_the_expected_time_is_shown_before_start(services):
     assert "40 steps × 6.0 s" in scaled and "(8 completions a step, scaled to 16)" in scaled
     assert "40 steps × 6.0 s" in training.expected_time(services, *form(services, steps="40", mode="episode"))
     warm = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16",
-                                                  warm_start_source="samples"))
+                                                  warm_start_source="samples", warm_start_repairs="0"))
     assert "up to 48s warm start (about the time of 16 steps)" in warm  # 16 prompts, 1 per step, 3.0 s a step
-    worked = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16"))
+    repairs = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16",
+                                                     warm_start_source="samples", warm_start_repairs="8"))
+    assert "(about the time of 24 steps)" in repairs  # each repair is sampled as a prompt is
+    worked = training.expected_time(services, *form(services, steps="40", warm_start_prompts="16",
+                                                    warm_start_repairs="0"))
     assert "up to 6s warm start (about the time of 2 steps)" in worked  # nothing sampled: 8 tasks a step's time
 
 

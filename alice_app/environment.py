@@ -17,7 +17,7 @@ from alice_app.curriculum import discrimination, record_outcome, rolling_accurac
 from alice_app.episode import Episode, advance, new_episode
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import family_names, generate_task
-from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
+from alice_app.tasks.repair import pick_failures, repair_variant
 from alice_app.tasks.wordings import check_wording, worded_families
 from alice_app.types import LEVELS, MAX_SAMPLES, Task, check_seed
 from alice_app.verify.tier3 import unreliable
@@ -179,14 +179,7 @@ class AliceEnvironment:
         if not candidates:
             return None
         failure = pick_failures(candidates, 1, rng)[0]
-        original = Task.from_dict(failure["task"])
-        seed = rng.randrange(TRAIN_SEED_LIMIT)
-        # A contrastive prompt quotes the earlier wrong answer, so it needs one to quote.
-        if failure.get("extracted") and rng.random() < 0.5:
-            task = contrastive_variant(original, str(failure["extracted"]), seed)
-        else:
-            task = same_template_variant(original, seed)
-        return as_repair_of(task, failure["id"])
+        return as_repair_of(repair_variant(failure, rng), failure["id"])
 
     # -- the end of an episode -------------------------------------------------------------
     def _finish(self, episode: Episode) -> dict[str, Any]:

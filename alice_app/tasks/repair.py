@@ -11,6 +11,7 @@ from fractions import Fraction
 from random import Random
 from typing import Any, Mapping, Sequence
 
+from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.tasks._common import ANSWER_FORMAT, task_id
 from alice_app.tasks.registry import generate_task, get_family
 from alice_app.types import Task
@@ -43,6 +44,21 @@ def pick_failures(failures: Sequence[Mapping[str, Any]], k: int, rng: Random) ->
         keyed.append((rng.random() ** (1.0 / weight), i))
     keyed.sort(reverse=True)
     return [failures[i] for _, i in keyed[:k]]
+
+
+def unrepaired_rows(rows: Sequence[Mapping[str, Any]], families: Sequence[str]) -> list[Mapping[str, Any]]:
+    """The bank rows of ``families`` not marked repaired."""
+    return [row for row in rows if row["family"] in families and not row["repaired"]]
+
+
+def repair_variant(row: Mapping[str, Any], rng: Random) -> Task:
+    """A fresh task that repairs bank row ``row``: its template with new numbers (a training seed from
+    ``rng``), or, half the time when the row kept the wrong answer, a contrastive variant that quotes it."""
+    original = Task.from_dict(row["task"])
+    seed = rng.randrange(TRAIN_SEED_LIMIT)
+    if rng.random() < 0.5 and row.get("extracted"):
+        return contrastive_variant(original, str(row["extracted"]), seed)
+    return same_template_variant(original, seed)
 
 
 def _structure(task: Task) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.curriculum import record_outcome
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import generate_task
-from alice_app.tasks.repair import contrastive_variant, pick_failures, same_template_variant
+from alice_app.tasks.repair import pick_failures, repair_variant, unrepaired_rows
 from alice_app.training.prompts import task_messages
 from alice_app.training.rewards import GroupResult
 from alice_app.types import LEVELS, Task
@@ -151,20 +151,13 @@ class CoevolvingFeed:
         return None
 
     def repair_item(self) -> FeedItem | None:
-        rows = [r for r in self.bank.repair_candidates(limit=200)
-                if r["family"] in self.families and not r["repaired"]]
+        rows = unrepaired_rows(self.bank.repair_candidates(limit=200), self.families)
         if not rows:
             return None
         row = pick_failures(rows, 1, self.rng)[0]
         if self.rng.random() >= self.cell_weight(row["family"], row["level"]):
             return None  # the policy now solves (or still never solves) this cell: a hunt teaches more
-        original = Task.from_dict(row["task"])
-        seed = self.rng.randrange(TRAIN_SEED_LIMIT)
-        if self.rng.random() < 0.5 and row.get("extracted"):
-            task = contrastive_variant(original, str(row["extracted"]), seed)
-        else:
-            task = same_template_variant(original, seed)
-        return self._item(task, "repair", failure_id=int(row["id"]))
+        return self._item(repair_variant(row, self.rng), "repair", failure_id=int(row["id"]))
 
     def _item(self, task: Task, source: str, failure_id: int | None = None) -> FeedItem:
         return FeedItem(task=task, source=source, messages=tuple(self.build_messages(task)), failure_id=failure_id)

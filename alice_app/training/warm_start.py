@@ -32,7 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.shortcuts import contradicts_own_result
-from alice_app.tasks.repair import pick_failures, same_template_variant
+from alice_app.tasks.repair import pick_failures, same_template_variant, unrepaired_rows
 from alice_app.tasks.solutions import worked_solution
 from alice_app.training.feed import FeedItem, static_items
 from alice_app.training.prompts import format_free, task_messages, training_messages, wordings
@@ -123,9 +123,8 @@ def repair_items(failures: Sequence[Mapping[str, Any]], families: Sequence[str],
     recent first), each asked as its failure was (``task_messages``); none when there is no such failure.
     The failed task itself is never taught."""
     distinct: dict[str, Mapping[str, Any]] = {}
-    for row in failures:
-        if row["family"] in families and not row["repaired"]:
-            distinct.setdefault(row["task"]["id"], row)
+    for row in unrepaired_rows(failures, families):
+        distinct.setdefault(row["task"]["id"], row)
     if not distinct or n <= 0:
         return []
     rng = Random(seed + REPAIR_SEED_OFFSET)

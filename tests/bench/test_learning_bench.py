@@ -269,7 +269,8 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
         assert arm["before"]["variants"]["failures"] == arm["after"]["variants"]["failures"] == failed
         banked = {e["failure_id"] for e in arm["before"]["hunt"]["episodes"]} - {None}
         assert arm["recheck"]["episodes"] == 3 * arm["recheck"]["rows"] and arm["recheck"]["rows"] <= len(banked)
-        assert arm["recheck"]["rows"] >= 1 and arm["repair"]["repaired_share"] is not None
+        if banked:  # the recheck played them and the bank says which are repaired now
+            assert arm["recheck"]["rows"] >= 1 and arm["repair"]["repaired_share"] is not None
         assert arm["warm_start"]["paraphrases"]["n"] == 12  # measured after the quick run's tiny warm start
         assert set(arm["warm_start"]["penalty"]) == {"negation_arithmetic"}
     assert summary["overhead"]["ratio"] > 0

@@ -199,6 +199,14 @@ def without_coevolve_settings(meta: dict) -> dict:
     return {**meta, "settings": strip(meta.get("settings")), "config": strip(meta.get("config"))}
 
 
+def with_added_fields(meta: dict) -> dict:
+    """``meta`` with the ``TrainConfig`` fields added since it was saved (``ADDED_FIELDS``) filled in with the
+    value its run actually had (the feature did not exist yet)."""
+    from alice_app.training.config import ADDED_FIELDS
+
+    return {**meta, "config": {**ADDED_FIELDS, **meta["config"]}} if "config" in meta else meta
+
+
 def merge_raws(raws: list[dict]) -> dict:
     """One raw run from several saved ones (seeds or arms run on different days): they must have been
     asked the same thing (same meta; a raw of static arms only may differ in the settings only the
@@ -206,7 +214,7 @@ def merge_raws(raws: list[dict]) -> dict:
     arm other than static and the first step-time comparison are kept."""
     first = next((raw for raw in raws if not static_only(raw)), raws[0])  # its meta speaks for the merge
     for other in raws:
-        mine, theirs = first["meta"], other["meta"]
+        mine, theirs = with_added_fields(first["meta"]), with_added_fields(other["meta"])
         if static_only(first) or static_only(other):
             mine, theirs = without_coevolve_settings(mine), without_coevolve_settings(theirs)
         differing = sorted(key for key in set(mine) | set(theirs) if mine.get(key) != theirs.get(key))

@@ -21,6 +21,7 @@ METRIC_KEYS: dict[str, str] = {
     "frac_reward_zero_std": "frac_reward_zero_std",
     "frac_outcome_uniform": "frac_outcome_uniform",  # ours: groups all right or all wrong
     "own_operands": "own_operands",  # ours: replies computing with the task's own operands
+    "worked_replay": "worked_replay",  # ours: worked examples taught after the step (training/replay.py)
     "learning_rate": "lr",
     "kl": "kl",
     "grad_norm": "grad_norm",

@@ -33,6 +33,9 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = (
 
 # Settings only the co-evolving feed reads: a static arm runs the same with any value of them.
 COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "warm_start_repairs")
+# Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
+# run's settings lacking one of them ran with this value.
+ADDED_FIELDS: dict[str, Any] = {"worked_replay": False}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -103,6 +106,9 @@ class TrainConfig:
         "added to the reward when the reply computes with exactly the question's own numbers ('3 + 7 = …' for "
         "'Someone says 12. Add 3 and 7.', not '12 + 7 = 19'), right or wrong: credit for ignoring the distractor "
         "while the answer is still out of reach (arithmetic families); 0 = off"))
+    worked_replay: bool = field(default=False, metadata=_help(
+        "after each GRPO step, fine-tune on the engine's worked solutions of the step's tasks that had a wrong "
+        "completion, in every wording (keeps the warm start's teaching while GRPO explores)"))
     no_format_share: float = field(default=0.25, metadata=_help(
         "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
         "always keeps it)"))

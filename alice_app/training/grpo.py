@@ -9,9 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from alice_app.training.callbacks import as_trainer_callback
 from alice_app.training.config import TrainConfig
 from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.training.prompts import training_messages
+from alice_app.training.replay import WorkedReplay, chain_observers
 from alice_app.training.rewards import GroupObserver, make_reward_function
 
 
@@ -23,6 +25,9 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     args.ignore_data_skip = True  # a live feed cannot be replayed; resuming simply draws new prompts
     holder: dict[str, Any] = {}
     dataset, observer = training_dataset(services, config, families, policy=lambda: holder["policy"])
+    if config.worked_replay:  # first, so its log key is in place when the run recorder reads the line
+        replay = as_trainer_callback(WorkedReplay(tokenizer, config.learning_rate))
+        observer, callbacks = chain_observers(observer, replay.observe), [replay, *callbacks]
     trainer = GRPOTrainer(
         model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty,
                                           config.working_bonus),

@@ -138,16 +138,22 @@ def repair_items(failures: Sequence[Mapping[str, Any]], families: Sequence[str],
     return items
 
 
-def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float,
-              should_stop: Callable[[], bool] = lambda: False) -> list[float]:
-    """One epoch of next-token loss on each example's completion (the prompt is context only), in
-    batches of ``BATCH_SIZE``, with AdamW over the trainable (LoRA) weights; the per-step losses."""
+def lora_optimizer(model: Any, learning_rate: float) -> Any:
+    """AdamW over the trainable (LoRA) weights of ``model``."""
     import torch
 
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
-        raise ValueError("the warm start needs trainable (LoRA) weights; the model has none")
-    optimizer = torch.optim.AdamW(params, lr=learning_rate)
+        raise ValueError("fine-tuning needs trainable (LoRA) weights; the model has none")
+    return torch.optim.AdamW(params, lr=learning_rate)
+
+
+def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float,
+              should_stop: Callable[[], bool] = lambda: False, optimizer: Any = None) -> list[float]:
+    """One epoch of next-token loss on each example's completion (the prompt is context only), in
+    batches of ``BATCH_SIZE``, with AdamW over the trainable (LoRA) weights (``optimizer`` when given, so
+    repeated calls share its moments; else a fresh one at ``learning_rate``); the per-step losses."""
+    optimizer = optimizer or lora_optimizer(model, learning_rate)
     was_training = model.training
     model.train()
     losses = []

@@ -307,6 +307,14 @@ def test_a_raw_run_records_the_whole_config_so_an_older_default_is_never_merged_
     older = {key: value for key, value in _raw(bench, [1])["meta"].items() if key != "config"}
     with pytest.raises(ValueError, match=r"asked different things \(config\)"):
         report.merge_raws([{**_raw(bench, [1]), "meta": older}, _raw(bench, [2])])
+    # A field added since (ADDED_FIELDS) is read in a saved config as the value its run had: the feature's off
+    saved = _raw(bench, [1])
+    saved["meta"]["config"] = {k: v for k, v in saved["meta"]["config"].items() if k != "worked_replay"}
+    assert list(report.merge_raws([saved, _raw(bench, [2])])["runs"]) == ["1", "2"]
+    replayed = _raw(bench, [2])
+    replayed["meta"]["config"]["worked_replay"] = True
+    with pytest.raises(ValueError, match=r"asked different things \(config\)"):
+        report.merge_raws([saved, replayed])
     quick = bench.parse_args(["--quick"])
     assert quick.settings["warm_start_prompts"] == 2  # a pipeline check keeps its warm start tiny
     assert quick.settings["max_completion_length"] == 32  # ... and its completions short

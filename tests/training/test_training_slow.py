@@ -167,3 +167,41 @@ def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
     assert len(losses) == 2 and losses[1] < losses[0]
     lora_b = sum(float(p.detach().abs().sum()) for name, p in model.named_parameters() if "lora_B" in name)
     assert lora_b > 0  # LoRA B starts at zero
+
+
+def test_worked_replay_teaches_the_failed_tasks_after_each_real_grpo_step(model_services):
+    job = TrainingJob(model_services)
+    config = TrainConfig(steps=2, **{**TINY, "families": ("negation_arithmetic",), "worked_replay": True})
+    run_id = job.start(config)
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "completed", run["error"]
+    steps = model_services.runs.metrics(run_id)
+    # 16 tokens rarely hold a worked negation answer: a group with a wrong completion, three wordings taught
+    assert [m["step"] for m in steps] == [1, 2] and all("worked_replay" in m for m in steps)
+    assert max(m["worked_replay"] for m in steps) >= 2 and run["config"]["worked_replay"] is True
+    job.shutdown()
+
+
+def test_worked_replay_moves_the_lora_weights_with_one_optimizer_across_steps(model_settings):
+    from types import SimpleNamespace
+
+    from peft import get_peft_model
+
+    from alice_app.models.loader import load_causal_lm
+    from alice_app.training.replay import WorkedReplay
+    from alice_app.training.rewards import GroupResult
+    from alice_app.verify.stack import VerifierStack
+
+    model, tokenizer = load_causal_lm(model_settings, for_training=True)
+    model = get_peft_model(model, TrainConfig().lora_config())
+    replay = WorkedReplay(tokenizer, learning_rate=1e-3)
+    task = generate_task("negation_arithmetic", "easy", 2)
+    failed = GroupResult(task=task, source="zone", failure_id=None, responses=("Answer: 0",),
+                         verdicts=(VerifierStack().verify(task, "Answer: 0"),))
+    for _ in range(2):
+        replay.observe([failed])
+        replay.on_step_end(None, None, SimpleNamespace(), model=model)
+    lora_b = sum(float(p.detach().abs().sum()) for name, p in model.named_parameters() if "lora_B" in name)
+    assert lora_b > 0 and replay.pending == []  # LoRA B starts at zero
+    assert {state["step"].item() for state in replay._optimizer.state.values()} == {2.0}  # one AdamW, two steps

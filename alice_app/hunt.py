@@ -117,12 +117,17 @@ class HuntReport:
     def failures(self) -> int:
         return sum(not r.solved for r in self.results)
 
-    def repairs(self) -> tuple[int, int]:
-        """(bank rows now marked repaired, bank rows the episodes were repairs of)."""
+    def repair_outcomes(self) -> dict[int, bool]:
+        """Each bank row the episodes were repairs of: whether it is marked repaired now."""
         rows: dict[int, bool] = {}
         for result in self.results:
             if result.repair_of is not None:
                 rows[result.repair_of] = rows.get(result.repair_of, False) or result.repaired
+        return rows
+
+    def repairs(self) -> tuple[int, int]:
+        """(bank rows now marked repaired, bank rows the episodes were repairs of)."""
+        rows = self.repair_outcomes()
         return sum(rows.values()), len(rows)
 
 

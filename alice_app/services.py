@@ -302,6 +302,36 @@ def check_training_model(settings: Settings, name: str | None) -> str:
     return name
 
 
+MAX_RECHECK_FAILURES = 20  # per click of the Failure bank's Recheck: 3 episodes each, about a minute on a CPU
+
+
+def trained_adapters(services: Services, limit: int = 50) -> list[tuple[str, str]]:
+    """(label, folder) of each completed training run whose LoRA adapter is on disk, newest first."""
+    from pathlib import Path
+
+    adapters = []
+    for run in services.runs.list(limit=limit):
+        path = run.get("checkpoint")
+        if run["status"] == "completed" and path and (Path(path) / "adapter_config.json").is_file():
+            adapters.append((f"run #{run['id']}'s adapter ({run['kind']}, {run['config'].get('steps', '?')} steps)", path))
+    return adapters
+
+
+def recheck_failures(services: Services, adapter: str | None, failures: int, seed: int):
+    """Replay up to ``failures`` of the bank's newest unrepaired failures, each on ``RECHECK_VARIANTS`` fresh
+    variants (``hunt --strategy recheck``), with the workbench's policy or, given ``adapter``, the local base model
+    with that LoRA adapter; every row whose variants are all solved unaided is marked repaired. The hunt's report."""
+    from alice_app.hunt import RECHECK_VARIANTS, run_hunt
+    from alice_app.models.factory import build_policy
+
+    if not 1 <= failures <= MAX_RECHECK_FAILURES:
+        raise ValueError(f"recheck between 1 and {MAX_RECHECK_FAILURES} failures at a time, not {failures}")
+    if not services.bank.count(repaired=False):  # said before a model loads
+        raise ValueError("the failure bank has no unrepaired failures to recheck; hunt first")
+    policy = build_policy(services.settings, adapter) if adapter else services.policy
+    return run_hunt(policy, services, failures * RECHECK_VARIANTS, strategy="recheck", seed=seed)
+
+
 def export_dpo_pairs(services: Services, path, filters: Mapping[str, Any] | None = None) -> int:
     """The bank's failures (those matching ``filters``, FailureBank.query's keyword arguments) as DPO
     pairs (prompt, chosen, rejected) in a JSONL file; returns the count."""

@@ -126,3 +126,23 @@ def test_sampled_answers_give_an_environment_turn_its_tier3_verdict(services, fi
     assert verdict["is_correct"] and verdict["tier"] == 3 and verdict["details"]["unstable"]
     assert verdict["details"]["consistency"]["samples"] == 4 and verdict["confidence"] < 0.5
     assert [row["mode"] for row in services.bank.query(page_size=5).rows] == ["unstable"]
+
+
+def test_trained_adapters_lists_completed_runs_whose_adapter_is_on_disk(services, tmp_path):
+    from alice_app.services import trained_adapters
+
+    def run(status, folder, with_config=True):
+        folder.mkdir(parents=True, exist_ok=True)
+        if with_config:
+            (folder / "adapter_config.json").write_text("{}")
+        run_id = services.runs.create("grpo", {"steps": 7})
+        services.runs.set_checkpoint(run_id, str(folder))
+        services.runs.set_status(run_id, status)
+        return run_id
+
+    older = run("completed", tmp_path / "a")
+    run("stopped", tmp_path / "b")  # a stopped run's checkpoint is not offered
+    run("completed", tmp_path / "c", with_config=False)  # a folder without an adapter (deleted, or never saved)
+    newer = run("completed", tmp_path / "d")
+    assert trained_adapters(services) == [(f"run #{newer}'s adapter (grpo, 7 steps)", str(tmp_path / "d")),
+                                          (f"run #{older}'s adapter (grpo, 7 steps)", str(tmp_path / "a"))]

@@ -1,13 +1,14 @@
 """Failure bank tab: a server-side paginated table with filters, a detail view, tags, notes,
-repair marks, exports and deletion. Tags, notes, repair marks and deletion need the admin password
-when one is configured; browsing, searching and exporting do not."""
+repair marks, a recheck with a trained model, exports and deletion. Tags, notes, repair marks, the recheck
+and deletion need the admin password when one is configured; browsing, searching and exporting do not."""
 from __future__ import annotations
 
+import random
 from functools import partial
 
 import gradio as gr
 
-from alice_app.services import turn_modes
+from alice_app.services import MAX_RECHECK_FAILURES, recheck_failures, trained_adapters, turn_modes
 from alice_app.types import FAILURE_MODES, LEVELS
 from alice_app.ui import exports
 from alice_app.ui import failure_map as fm
@@ -140,6 +141,48 @@ def delete(services, ids_text, open_id, confirmed, password, request: gr.Request
     return f"Deleted {services.bank.delete(ids)} failure(s)."
 
 
+WORKBENCH_MODEL = "the workbench's model (no adapter)"
+
+
+def model_choices(services) -> list[tuple[str, str]]:
+    """The Recheck menu: each completed run's adapter (newest first), then the workbench's own model."""
+    return [*trained_adapters(services), (WORKBENCH_MODEL, "")]
+
+
+def refresh_models(services):
+    choices = model_choices(services)
+    return gr.update(choices=choices, value=choices[0][1])
+
+
+def recheck(services, adapter, count, password, request: gr.Request = None, seed: int | None = None):
+    """Replay the newest unrepaired failures on fresh variants with the chosen model; rows whose variants are
+    all solved unaided are marked repaired (``services.recheck_failures``). The result says which, and how to
+    replay the same recheck from the command line."""
+    from alice_app.hunt import RECHECK_VARIANTS
+    from alice_app.models.base import BackendError
+    from alice_app.models.loader import ModelNotFoundError
+
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
+    try:
+        failures = inputs.parse_number("Failures to recheck", count, whole=True, low=1, high=MAX_RECHECK_FAILURES)
+    except ValueError as exc:
+        return f"⚠ {exc}"
+    known = dict((path, label) for label, path in model_choices(services))
+    if adapter not in known:
+        return "⚠ Choose a model from the list (a run's adapter appears once the run completes)."
+    seed = random.randrange(2**31) if seed is None else seed
+    try:
+        report = recheck_failures(services, adapter or None, failures, seed)
+    except (ValueError, ModelNotFoundError, BackendError) as exc:
+        return f"⚠ {exc}"
+    return fmt.format_recheck(report.repair_outcomes(), len(report.results), known[adapter],
+                              replay=f"python -m alice_app hunt --strategy recheck --episodes "
+                                     f"{failures * RECHECK_VARIANTS} --seed {seed}"
+                                     + (f" --adapter {adapter}" if adapter else ""))
+
+
 def export_filtered(exporter, services, family, level, mode, tag, repaired, since, until, text, source):
     """``exporter(services, filters)`` over the failures under the current filter (the table's rows)."""
     try:
@@ -213,6 +256,16 @@ def build(services) -> dict:
             action = gr.Markdown(elem_id="bank-status")
             notes = gr.Textbox(label="Notes", lines=3)
             save = gr.Button("Save notes")
+            with gr.Accordion("Recheck with a trained model", open=False):
+                gr.Markdown(f"Replays the newest unrepaired failures, each on 3 fresh variants (same template, new "
+                            f"numbers); a failure whose variants the model all solves unaided is marked repaired. "
+                            f"Up to {MAX_RECHECK_FAILURES} failures a click (3 episodes each, played by the chosen model).")
+                choices = model_choices(services)
+                recheck_model = gr.Dropdown(choices, value=choices[0][1], label="Model", elem_id="bank-recheck-model")
+                with gr.Row():
+                    recheck_count = gr.Number(5, label="Failures to recheck", precision=0, minimum=1,
+                                              maximum=MAX_RECHECK_FAILURES, elem_id="bank-recheck-count")
+                    recheck_button = gr.Button("Recheck", elem_id="bank-recheck")
             with gr.Accordion("Export", open=False):
                 with gr.Row():
                     jsonl = gr.Button("Export JSONL (current filter)")
@@ -254,6 +307,10 @@ def build(services) -> dict:
         button.click(fn, sources, action, api_name=name).then(
             **refresh, api_name=f"{name}_refresh", api_visibility="private").then(
             **reopen, api_name=f"{name}_reopen", api_visibility="private")
+    recheck_button.click(bind(recheck, services), [recheck_model, recheck_count, password], action,
+                         api_name="recheck_failures", concurrency_limit=1).then(
+        **refresh, api_name="recheck_refresh", api_visibility="private")
     jsonl.click(partial(export_jsonl, services), filters, [download, action], api_name="export_jsonl")
     dpo.click(partial(export_dpo, services), filters, [download, action], api_name="export_dpo")
-    return {"refresh": refresh, "map": redraw_map}
+    models = dict(fn=partial(refresh_models, services), inputs=None, outputs=recheck_model)
+    return {"refresh": refresh, "map": redraw_map, "models": models}

@@ -108,6 +108,19 @@ def format_marked(changed: int, asked: int, repaired: bool) -> str:
     return f"Marked {changed:,} failure{'s' if changed != 1 else ''} as {state}{missing}."
 
 
+def format_recheck(outcomes: Mapping[int, bool], episodes: int, model: str, replay: str) -> str:
+    """What a recheck did: which rechecked failures are now marked repaired, which still fail a variant."""
+    repaired = [f"#{row}" for row, done in outcomes.items() if done]
+    failing = [f"#{row}" for row, done in outcomes.items() if not done]
+    lines = [f"Rechecked {len(outcomes):,} failure{'s' if len(outcomes) != 1 else ''} ({episodes:,} episodes, "
+             f"{model}): **{len(repaired):,} now marked repaired**"
+             + (f" ({', '.join(repaired)})" if repaired else "") + "."]
+    if failing:
+        lines.append(f"Still failing a fresh variant: {', '.join(failing)}.")
+    lines.append(f"Replay it: `{replay}`")
+    return "  \n".join(lines)
+
+
 def format_failure_detail(row: Mapping[str, Any] | None, modes: Sequence[str | None] = ()) -> str:
     """The whole failure; ``modes`` labels each turn of its episode history (None = correct)."""
     if not row:

@@ -37,6 +37,7 @@ def build_app(services) -> gr.Blocks:
                 challenger_tab.select(**challenger.build(services), api_name="open_challenger_tab", api_visibility="private")
         # Each tab reloads from the database when opened, so it shows what other sessions changed.
         opened = ((bank_tab, bank_refresh["refresh"], "bank"), (bank_tab, bank_refresh["map"], "bank_map"),
+                  (bank_tab, bank_refresh["models"], "bank_models"),
                   (curriculum_tab, curriculum_refresh, "curriculum"), (training_tab, training_refresh["refresh"], "training"),
                   (training_tab, training_refresh["estimate"], "training_estimate"),
                   (charts_tab_block, charts_refresh, "charts"))

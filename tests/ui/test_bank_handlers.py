@@ -239,3 +239,63 @@ def test_the_password_limit_counts_the_address_the_proxy_saw(admin_services, add
 @pytest.mark.parametrize("ids", ["1-30000000", "1-1000000000"])
 def test_huge_id_ranges_are_refused_before_expanding(services, ids):
     assert "At most 10,000" in bank.mark_repaired(services, ids, None, "")
+
+
+class _Perfect:
+    """Answers every first attempt right: the environments it plays in write each task's answer down."""
+
+    model_id = "perfect"
+
+    def __init__(self, services, monkeypatch):
+        self.answers, original = {}, services.new_environment
+
+        def new_environment(seed=None, source=None):
+            env = original(seed, source)
+            reset = env.reset
+
+            def keyed_reset(*args, **kwargs):
+                observation = reset(*args, **kwargs)
+                self.answers[observation.prompt] = env.state["task"]["answer"]
+                return observation
+
+            env.reset = keyed_reset
+            return env
+
+        monkeypatch.setattr(services, "new_environment", new_environment)
+
+    def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
+        return [[f"Answer: {self.answers[chat[1]['content']]}"] * n for chat in messages_batch]
+
+
+def test_recheck_marks_the_failures_the_model_now_solves_and_says_how_to_replay_it(services, add_failures,
+                                                                                 monkeypatch):
+    ids = add_failures(services, 3, family="false_claim")
+    services.use_policy(_Perfect(services, monkeypatch))
+    assert bank.model_choices(services) == [(bank.WORKBENCH_MODEL, "")]  # no completed run yet
+    message = bank.recheck(services, "", 2, None, REQUEST, seed=11)
+    newest = sorted(ids)[-2:]  # the newest unrepaired failures first
+    assert f"Rechecked 2 failures (6 episodes, {bank.WORKBENCH_MODEL}): **2 now marked repaired**" in message
+    assert all(f"#{i}" in message for i in newest) and "Still failing" not in message
+    assert "hunt --strategy recheck --episodes 6 --seed 11`" in message and "--adapter" not in message
+    assert services.bank.count(repaired=True) == 2 and services.bank.get(ids[0])["repaired"] is False
+
+
+def test_recheck_reports_what_still_fails_and_refuses_bad_input_with_reasons(services, admin_services, add_failures):
+    class Wrong:
+        model_id = "wrong"
+
+        def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
+            return [["Answer: 123456"] * n for _ in messages_batch]
+
+    assert bank.recheck(services, "", 1, None, REQUEST).startswith("⚠ the failure bank has no unrepaired failures")
+    ids = add_failures(services, 1)
+    services.use_policy(Wrong())
+    message = bank.recheck(services, "", 1, None, REQUEST, seed=3)
+    assert "**0 now marked repaired**." in message and f"Still failing a fresh variant: #{ids[0]}." in message
+    for count, reason in ((0, "between 1 and 20"), (21, "between 1 and 20"), ("two", "not a number"),
+                          (None, "is blank")):
+        assert reason in bank.recheck(services, "", count, None, REQUEST)
+    assert bank.recheck(services, "/tmp/not-a-run", 1, None, REQUEST).startswith("⚠ Choose a model from the list")
+    add_failures(admin_services, 1)
+    assert "password" in bank.recheck(admin_services, "", 1, "wrong", REQUEST).lower()
+    assert admin_services.bank.count(repaired=True) == 0 and services.bank.count(repaired=True) == 0

@@ -262,6 +262,41 @@ def test_failure_map_filters_and_a_failure_is_tagged(page, live_app, screenshots
     screenshot(page, screenshots, "failure_bank")
 
 
+def save_untrained_adapter(services, folder: Path) -> Path:
+    """A real LoRA adapter folder on the embedded model (B = 0, so it answers as the base model), recorded as a
+    completed run's adapter: what a finished training run leaves behind, without minutes of training."""
+    from peft import get_peft_model
+
+    from alice_app.models.loader import load_causal_lm
+    from alice_app.training.config import TrainConfig
+
+    model, _ = load_causal_lm(services.settings, for_training=True)
+    get_peft_model(model, TrainConfig().lora_config()).save_pretrained(str(folder))
+    run_id = services.runs.create("grpo", TrainConfig(steps=3).to_dict())
+    services.runs.set_checkpoint(run_id, str(folder))
+    services.runs.set_status(run_id, "completed")
+    return run_id
+
+
+def test_recheck_the_banks_failures_with_a_trained_adapter(page, live_app, tmp_path, add_failures):
+    """Failure bank → Recheck: a completed run's adapter is offered, plays the newest failure's fresh variants
+    and the result names the failure and the command that replays it."""
+    services, _ = live_app
+    run_id = save_untrained_adapter(services, tmp_path / "adapter")
+    newest = add_failures(services, 1, family="plain_arithmetic", start_seed=77)[0]
+    open_tab(page, "Failure bank")  # opening the tab lists the runs' adapters
+    page.get_by_text("Recheck with a trained model").click()
+    model = page.locator("#bank-recheck-model input")
+    expect(model).to_have_value(re.compile(f"run #{run_id}'s adapter"))
+    page.locator("#bank-recheck-count input").fill("1")
+    page.get_by_role("button", name="Recheck", exact=True).click()
+    status = page.locator("#bank-status")
+    status.get_by_text("Rechecked 1 failure (3 episodes").wait_for(timeout=300_000)
+    text = status.inner_text()
+    assert f"run #{run_id}'s adapter" in text and f"#{newest}" in text and "--adapter" in text
+    assert services.bank.get(newest)["repair_attempts"] >= 1
+
+
 def test_curriculum_tab_pins_and_names_bad_boxes(page, live_app, screenshots):
     open_tab(page, "Curriculum")
     page.get_by_role("gridcell", name="negation_arithmetic").wait_for()

@@ -35,7 +35,7 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = (
 COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "warm_start_repairs")
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
-ADDED_FIELDS: dict[str, Any] = {"worked_replay": False}
+ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -132,6 +132,9 @@ class TrainConfig:
         "template, new numbers) of the failure bank's unrepaired failures in the run's families, each failure in "
         "turn, each taught as its failure was asked (the family's wording with the format line): the warm start "
         "repairs what the hunts found; an empty bank adds none (the static feed never reads the bank)"))
+    warm_start_learning_rate: float = field(default=0.0, metadata=_help(
+        "learning rate of the warm start's fine-tuning (and of worked_replay); 0 = learning_rate, so GRPO can "
+        "move more gently than the warm start"))
     report_to: tuple[str, ...] = field(default=(), metadata=_help(
         "trackers the trainer also logs to (" + ", ".join(REPORTERS) + "); the run's metrics always go to SQLite"))
     use_vllm: bool = field(default=False, metadata=_help("generate the GRPO groups with vLLM (CUDA + `pip install "
@@ -161,6 +164,8 @@ class TrainConfig:
             value = getattr(self, name)
             _check(low <= value <= high, f"{name} must be between {low:,} and {high:,}, not {value:,}")
         _check(1e-8 <= self.learning_rate < 1, f"learning_rate must be in [1e-8, 1), not {self.learning_rate}")
+        _check(self.warm_start_learning_rate == 0 or 1e-8 <= self.warm_start_learning_rate < 1,
+               f"warm_start_learning_rate must be 0 (= learning_rate) or in [1e-8, 1), not {self.warm_start_learning_rate}")
         _check(self.beta >= 0, f"beta must be 0 or more, not {self.beta}")
         _check(self.beta <= 10, f"beta must be between 0 and 10, not {self.beta}")
         _check(self.dpo_beta > 0, f"dpo_beta must be positive, not {self.dpo_beta}")
@@ -186,6 +191,11 @@ class TrainConfig:
     @property
     def batch_size(self) -> int:
         return self.prompts_per_step * self.num_generations
+
+    @property
+    def fine_tune_learning_rate(self) -> float:
+        """The warm start's (and worked replay's) learning rate: ``warm_start_learning_rate``, or else GRPO's."""
+        return self.warm_start_learning_rate or self.learning_rate
 
     @property
     def warm_start_repair_count(self) -> int:

@@ -102,3 +102,10 @@ def test_only_a_co_evolving_warm_start_repairs_the_bank():
     assert TrainConfig(warm_start_repairs=5).warm_start_repair_count == 5
     assert TrainConfig(warm_start_repairs=5, feed="static").warm_start_repair_count == 0  # never reads the bank
     assert TrainConfig(warm_start_repairs=5, warm_start_prompts=0).warm_start_repair_count == 0  # no warm start
+
+
+def test_the_warm_start_fine_tunes_at_its_own_rate_or_else_at_grpos():
+    assert TrainConfig(learning_rate=3e-5).fine_tune_learning_rate == 3e-5  # 0: the same as GRPO
+    assert TrainConfig(learning_rate=3e-5, warm_start_learning_rate=1e-4).fine_tune_learning_rate == 1e-4
+    with pytest.raises(ValueError, match=r"warm_start_learning_rate must be 0 \(= learning_rate\) or in"):
+        TrainConfig(warm_start_learning_rate=-1e-4).validate()

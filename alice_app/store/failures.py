@@ -217,7 +217,7 @@ class FailureBank:
         """Failures worth repairing: unrepaired first, then the most frequent and most recent."""
         where, params = where_clause(family=family)
         rows = fetch_all(self.db, f"SELECT * FROM failures {where} "
-                                  "ORDER BY repaired, times_seen DESC, last_seen DESC LIMIT ?",
+                                  "ORDER BY repaired, times_seen DESC, last_seen DESC, id DESC LIMIT ?",
                          [*params, int(limit)])
         return [row_to_dict(r) for r in rows]
 

@@ -21,29 +21,39 @@ MAX_QUOTED_CHARS = 40
 _SEED_TRIES = 50
 
 
-def failure_weight(row: Mapping[str, Any], recency_rank: int, distinct_times: int) -> float:
-    """Weight of one bank row: unrepaired, frequent and recent failures come first."""
+def failure_weight(row: Mapping[str, Any], recency_rank: int, rows: int) -> float:
+    """Weight of one bank row of ``rows``: unrepaired, frequent and recent failures come first."""
     unrepaired = 1.0 if row.get("repaired") else UNREPAIRED_WEIGHT
     frequency = 1.0 + math.log1p(max(int(row.get("times_seen") or 1), 1))
-    recency = 1.0 + recency_rank / max(distinct_times - 1, 1)  # 1 for the oldest, 2 for the newest
+    recency = 1.0 + recency_rank / max(rows - 1, 1)  # 1 for the oldest, 2 for the newest
     return unrepaired * frequency * recency
 
 
 def pick_failures(failures: Sequence[Mapping[str, Any]], k: int, rng: Random) -> list[Mapping[str, Any]]:
     """Up to ``k`` distinct rows, sampled without replacement by ``failure_weight``.
 
-    Deterministic for a given ``rng`` state and row order (Efraimidis–Spirakis keys).
+    Deterministic for a given ``rng`` state and set of rows (Efraimidis–Spirakis keys): the rows are first put
+    in bank order (id), and recency is each row's place in the order of (``last_seen``, id), so two runs that
+    recorded the same failures in the same order pick the same rows however their clocks' milliseconds fell.
     """
     if k < 0:
         raise ValueError(f"k must be zero or more; got {k}")
-    stamps = [str(row.get("last_seen") or "") for row in failures]
-    rank = {stamp: position for position, stamp in enumerate(sorted(set(stamps)))}  # ties rank equal
+    failures = sorted(failures, key=_row_id)
+    seen = sorted(range(len(failures)), key=lambda i: (str(failures[i].get("last_seen") or ""), _row_id(failures[i])))
+    rank = {i: position for position, i in enumerate(seen)}
     keyed = []
     for i, row in enumerate(failures):
-        weight = failure_weight(row, rank[stamps[i]], len(rank))
+        weight = failure_weight(row, rank[i], len(failures))
         keyed.append((rng.random() ** (1.0 / weight), i))
     keyed.sort(reverse=True)
     return [failures[i] for _, i in keyed[:k]]
+
+
+def _row_id(row: Mapping[str, Any]) -> int:
+    try:
+        return int(row.get("id") or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def unrepaired_rows(rows: Sequence[Mapping[str, Any]], families: Sequence[str]) -> list[Mapping[str, Any]]:

@@ -34,9 +34,9 @@ def test_pick_bounds():
 
 def test_pick_prefers_unrepaired_frequent_and_recent():
     failures = rows(2)
-    failures[1]["repaired"] = True
+    failures[1]["repaired"] = True  # and the more recent of the two (same stamp, recorded later)
     counts = picked_counts(failures)
-    assert counts[0] > 2 * counts[1]
+    assert counts[0] > 1.5 * counts[1]
 
     failures = rows(2)
     failures[1]["times_seen"] = 30
@@ -47,6 +47,16 @@ def test_pick_prefers_unrepaired_frequent_and_recent():
     failures[1]["last_seen"] = "2026-06-01T00:00:00"
     counts = picked_counts(failures)
     assert counts[1] > 1.3 * counts[0]
+
+
+def test_pick_does_not_depend_on_row_order_or_on_which_stamps_share_a_millisecond():
+    """The same failures recorded in the same order, on a fast and a slow clock, are picked alike."""
+    fast = rows(6, last_seen="2026-01-01T00:00:00.001Z")  # all recorded within one millisecond
+    slow = [{**row, "last_seen": f"2026-01-01T00:00:00.00{row['id']}Z"} for row in fast]
+    for rng_seed in range(20):
+        picked = [row["id"] for row in pick_failures(fast, 6, Random(rng_seed))]
+        assert picked == [row["id"] for row in pick_failures(slow, 6, Random(rng_seed))]
+        assert picked == [row["id"] for row in pick_failures(list(reversed(fast)), 6, Random(rng_seed))]
 
 
 def test_pick_tolerates_rows_missing_fields():

@@ -317,6 +317,23 @@ def trained_adapters(services: Services, limit: int = 50) -> list[tuple[str, str
     return adapters
 
 
+def play_with_adapter(services: Services, adapter: str | None) -> str:
+    """Make the local base model with LoRA ``adapter`` the workbench's policy (None: back to the configured one,
+    loaded again on first use); the model id that now answers."""
+    from alice_app.models.factory import build_policy
+
+    if adapter is None:
+        services.use_policy(None)
+        return services.settings.model_name
+    from pathlib import Path
+
+    if not (Path(adapter) / "adapter_config.json").is_file():  # said before the base model loads
+        raise ValueError(f"{adapter} is not a LoRA adapter folder (it has no adapter_config.json)")
+    policy = build_policy(services.settings, adapter)
+    services.use_policy(policy)
+    return policy.model_id
+
+
 def recheck_failures(services: Services, adapter: str | None, failures: int, seed: int):
     """Replay up to ``failures`` of the bank's newest unrepaired failures, each on ``RECHECK_VARIANTS`` fresh
     variants (``hunt --strategy recheck``), with the workbench's policy or, given ``adapter``, the local base model

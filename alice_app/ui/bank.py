@@ -141,7 +141,7 @@ def delete(services, ids_text, open_id, confirmed, password, request: gr.Request
     return f"Deleted {services.bank.delete(ids)} failure(s)."
 
 
-WORKBENCH_MODEL = "the workbench's model (no adapter)"
+WORKBENCH_MODEL = "the workbench's current model"
 
 
 def model_choices(services) -> list[tuple[str, str]]:

@@ -106,8 +106,11 @@ def format_task_card(observation: Any, state: Mapping[str, Any], answerer: str |
     return "\n\n".join(lines)
 
 
-def format_model(settings: Any) -> str:
-    """Which model the "Let the model answer" buttons call."""
+def format_model(settings: Any, model_id: str | None = None) -> str:
+    """Which model the "Let the model answer" buttons call: ``model_id``, the loaded policy's, when one is loaded
+    (a trained adapter swapped in from the Training tab shows as ``base+adapter``), else the configured one."""
     if getattr(settings, "api_base_url", None):
         return f"**Model:** {escape(settings.model_name)} at the endpoint {escape(settings.api_base_url)}"
+    if model_id and model_id != settings.model_name:
+        return f"**Model:** {escape(model_id)} (local, with a trained adapter; the Training tab's *Base model* undoes it)"
     return f"**Model:** {escape(settings.model_name)} (local)"

@@ -233,8 +233,14 @@ def _status_after_turn(session) -> str:
     return fmt.format_outcome(obs) if obs.done else f"Turn {obs.turn} judged. Next: {obs.kind}."
 
 
-def build(services) -> None:
-    """Lay out the tab inside the current ``gr.Blocks`` and wire its events."""
+def model_line(services) -> str:
+    """The "Model:" line: the policy that answers now (a loaded one's id, else the configured model)."""
+    return chat.format_model(services.settings, getattr(services.loaded_policy, "model_id", None))
+
+
+def build(services) -> dict:
+    """Lay out the tab inside the current ``gr.Blocks`` and wire its events; returns the model line's refresh
+    (run when the tab is opened and on page load: the Training tab can swap a trained adapter in)."""
     session = gr.State(None)
     gr.Markdown(chat.HOW_TO, elem_id="episode-howto")
     with gr.Row():
@@ -258,7 +264,7 @@ def build(services) -> None:
     with gr.Row():
         text = gr.Textbox(label="Your answer", placeholder="e.g. Answer: 7", scale=4, elem_id="episode-answer")
         submit = gr.Button("Submit answer", variant="primary", scale=1)
-    gr.Markdown(chat.format_model(services.settings), elem_id="episode-model")
+    model_shown = gr.Markdown(model_line(services), elem_id="episode-model")
     # min_width wraps the row on a phone (one control per line) instead of squeezing each control; the
     # model line stays above it, since a tall text in the row would stretch every button to its height.
     with gr.Row(equal_height=True, elem_id="episode-model-row"):
@@ -282,3 +288,4 @@ def build(services) -> None:
     bank.click(partial(bank_episode, services), [session], shown, api_name="bank_episode")
     # Should a Clear ever reach the chat (the hidden toolbar button), redraw it from the episode state.
     conversation.clear(redraw, [session], shown, api_name="redraw_episode", api_visibility="private")
+    return dict(fn=partial(model_line, services), inputs=None, outputs=model_shown)

@@ -221,6 +221,28 @@ def download_adapter(services, run_id):
     return archive, f"Adapter of run #{run['id']} packed as a .zip."
 
 
+def play_adapter(services, run_id, password, request: gr.Request = None, base: bool = False):
+    """Let the shown completed run's adapter (or, with ``base``, the configured model again) answer in the Episode
+    tab and the Failure bank's recheck, for every visitor."""
+    from alice_app.models.base import BackendError
+    from alice_app.models.loader import ModelNotFoundError
+
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
+    run = None if base else _pick_run(services, services.runs.list(limit=50), run_id)
+    if not base and (not run or run["status"] != "completed" or not run.get("checkpoint")):
+        return "⚠ Only a completed run has a final adapter to play; pick one in *Run id* (blank = the newest)."
+    try:
+        model_id = svc.play_with_adapter(services, None if base else run["checkpoint"])
+    except (ValueError, OSError, ModelNotFoundError, BackendError) as exc:
+        return f"⚠ {exc}"
+    if base:
+        return f"The Episode tab's model answers are {model_id}'s again."
+    return (f"Run #{run['id']}'s adapter (`{model_id}`) now answers in the Episode tab (*Let the model answer*, "
+            "auto-play) and the Failure bank's recheck, for every visitor; *Base model* switches back.")
+
+
 def _pick_run(services, runs, run_id):
     try:
         chosen = inputs.optional_id(run_id)
@@ -278,7 +300,10 @@ def build(services) -> dict:
             summary = gr.Markdown(elem_id="training-eval-summary")
         with gr.Column(scale=2):
             adapter = gr.Markdown(elem_id="training-adapter")
-            pack = gr.Button("Download adapter (.zip)")
+            with gr.Row():
+                pack = gr.Button("Download adapter (.zip)")
+                play = gr.Button("Play it in the Episode tab", elem_id="training-play-adapter")
+                base = gr.Button("Base model", elem_id="training-base-model")
             download = gr.File(label="Adapter", interactive=False, height=90)
     runs = gr.Dataframe(headers=fmt.RUN_COLUMNS, interactive=False, label="Runs")
     timer = gr.Timer(POLL_SECONDS)
@@ -295,4 +320,7 @@ def build(services) -> dict:
                                                               api_visibility="private")
     recipe.change(apply_recipe, [recipe], [mode, feed, steps, families, *advanced, status], api_name="load_recipe")
     pack.click(partial(download_adapter, services), [run_id], [download, status], api_name="download_adapter")
+    play.click(bind(play_adapter, services), [run_id, password], status, api_name="play_adapter", concurrency_limit=1)
+    base.click(bind(play_adapter, services, base=True), [run_id, password], status, api_name="play_base_model",
+               concurrency_limit=1)
     return {"refresh": refresh, "estimate": estimate}

@@ -23,8 +23,8 @@ def build_app(services) -> gr.Blocks:
     with gr.Blocks(title="ALICE workbench") as demo:
         gr.Markdown(INTRO)
         with gr.Tabs():
-            with gr.Tab("Episode", id="episode"):
-                episode.build(services)
+            with gr.Tab("Episode", id="episode") as episode_tab:
+                episode_model = episode.build(services)
             with gr.Tab("Failure bank", id="bank") as bank_tab:
                 bank_refresh = bank.build(services)
             with gr.Tab("Curriculum", id="curriculum") as curriculum_tab:
@@ -36,7 +36,7 @@ def build_app(services) -> gr.Blocks:
             with gr.Tab("Challenger", id="challenger") as challenger_tab:
                 challenger_tab.select(**challenger.build(services), api_name="open_challenger_tab", api_visibility="private")
         # Each tab reloads from the database when opened, so it shows what other sessions changed.
-        opened = ((bank_tab, bank_refresh["refresh"], "bank"), (bank_tab, bank_refresh["map"], "bank_map"),
+        opened = ((episode_tab, episode_model, "episode_model"), (bank_tab, bank_refresh["refresh"], "bank"), (bank_tab, bank_refresh["map"], "bank_map"),
                   (bank_tab, bank_refresh["models"], "bank_models"),
                   (curriculum_tab, curriculum_refresh, "curriculum"), (training_tab, training_refresh["refresh"], "training"),
                   (training_tab, training_refresh["estimate"], "training_estimate"),
@@ -44,6 +44,7 @@ def build_app(services) -> gr.Blocks:
         for tab, refresh, name in opened:
             tab.select(**refresh, api_name=f"open_{name}_tab", api_visibility="private")
         demo.load(**curriculum_refresh, api_name="load_curriculum", api_visibility="private")
+        demo.load(**episode_model, api_name="load_episode_model", api_visibility="private")
     return demo
 
 

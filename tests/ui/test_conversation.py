@@ -67,3 +67,6 @@ def test_stepper_and_task_card():
 def test_model_line_names_the_model_and_endpoint():
     assert "m (local)" in chat.format_model(SimpleNamespace(model_name="m", api_base_url=None))
     assert "http://x/v1" in chat.format_model(SimpleNamespace(model_name="m", api_base_url="http://x/v1"))
+    local = SimpleNamespace(model_name="m", api_base_url=None)
+    assert "m (local)" in chat.format_model(local, "m")  # the configured model, loaded
+    assert "m+adapter (local, with a trained adapter" in chat.format_model(local, "m+adapter")

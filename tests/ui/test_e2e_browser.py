@@ -297,6 +297,27 @@ def test_recheck_the_banks_failures_with_a_trained_adapter(page, live_app, tmp_p
     assert services.bank.get(newest)["repair_attempts"] >= 1
 
 
+def test_a_completed_runs_adapter_plays_in_the_episode_tab_and_the_base_model_comes_back(page, live_app, tmp_path):
+    services, _ = live_app
+    run_id = save_untrained_adapter(services, tmp_path / "adapter")
+    open_tab(page, "Training")
+    page.get_by_label("Run id (blank = active or newest)").fill(str(run_id))
+    page.get_by_role("button", name="Play it in the Episode tab").click()
+    page.locator("#training-status").get_by_text(f"Run #{run_id}'s adapter").wait_for(timeout=300_000)
+    assert services.loaded_policy.model_id.endswith("+adapter")
+    open_tab(page, "Episode")  # opening the tab redraws its model line
+    page.locator("#episode-model").get_by_text("with a trained adapter").wait_for()
+    new_episode(page, 36)
+    page.get_by_role("button", name="Let the model answer (1 turn)").click()
+    page.locator("#episode-status").get_by_text(re.compile("Turn 1 judged|Not solved|Solved")).wait_for(timeout=300_000)
+    open_tab(page, "Training")
+    page.get_by_role("button", name="Base model").click()
+    page.locator("#training-status").get_by_text("again").wait_for()
+    open_tab(page, "Episode")
+    page.locator("#episode-model").get_by_text("(local)").wait_for()
+    assert services.loaded_policy is None
+
+
 def test_curriculum_tab_pins_and_names_bad_boxes(page, live_app, screenshots):
     open_tab(page, "Curriculum")
     page.get_by_role("gridcell", name="negation_arithmetic").wait_for()

@@ -191,6 +191,20 @@ def test_adapter_download_packs_the_folder(services, tmp_path):
     assert zipfile.ZipFile(path).namelist() == ["adapter_config.json"]
 
 
+def test_only_a_completed_runs_adapter_can_play_and_the_base_model_comes_back(services, admin_services, tmp_path):
+    run_id = services.runs.create("grpo", {})
+    assert "Only a completed run" in training.play_adapter(services, str(run_id), None, REQUEST)
+    services.runs.set_checkpoint(run_id, str(tmp_path / "missing"))
+    services.runs.set_status(run_id, "completed")
+    message = training.play_adapter(services, str(run_id), None, REQUEST)  # a folder that is not an adapter
+    assert "not a LoRA adapter folder" in message and services.loaded_policy is None  # nothing loaded or swapped in
+    sentinel = SimpleNamespace(model_id="trained")
+    services.use_policy(sentinel)
+    assert "answers are" in training.play_adapter(services, "", None, REQUEST, base=True)
+    assert services.loaded_policy is None  # the configured model loads again on its next use
+    assert "password" in training.play_adapter(admin_services, "", "wrong", REQUEST, base=True).lower()
+
+
 def test_charts_are_empty_states_on_a_new_database(services):
     figures = charts_tab.figures(services, None)
     assert len(figures) == 9 and all(not f.data for f in figures)

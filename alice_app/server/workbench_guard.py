@@ -10,8 +10,8 @@ curriculum at 840 a minute with no budget. Here (the numbers are guard.py's cons
   MAX_PENDING_PER_EVENT of any one event; one more is refused at once (429), saying why;
 - at most MAX_QUEUED_EVENTS events wait in all (Gradio's ``max_size``; one more: 503 "Queue is full");
 - at most MAX_UI_SESSIONS browser sessions keep their state (the least recently used one starts afresh);
-- the events that play episodes (WORKBENCH_WRITES, the Failure bank's recheck too) spend the client's write budget, the one that
-  /reset and /step spend (``ALICE_WRITES_PER_MINUTE``): 429 with a Retry-After over it.
+- the events that play episodes (WORKBENCH_WRITES, the Failure bank's recheck too) spend the client's
+  write budget, the one that /reset and /step spend (``ALICE_WRITES_PER_MINUTE``): 429 with a Retry-After over it.
 
 Clients are told apart as ClientGuard tells them apart (``client_key``).
 """

@@ -302,17 +302,22 @@ def check_training_model(settings: Settings, name: str | None) -> str:
     return name
 
 
-MAX_RECHECK_FAILURES = 20  # per click of the Failure bank's Recheck: 3 episodes each, about a minute on a CPU
+MAX_RECHECK_FAILURES = 20  # per click of the Failure bank's Recheck: 3 episodes each
+
+
+def is_adapter_folder(path: str | None) -> bool:
+    """Whether ``path`` is a saved PEFT (LoRA) adapter folder (it holds ``adapter_config.json``)."""
+    from pathlib import Path
+
+    return bool(path) and (Path(path) / "adapter_config.json").is_file()
 
 
 def trained_adapters(services: Services, limit: int = 50) -> list[tuple[str, str]]:
     """(label, folder) of each completed training run whose LoRA adapter is on disk, newest first."""
-    from pathlib import Path
-
     adapters = []
     for run in services.runs.list(limit=limit):
         path = run.get("checkpoint")
-        if run["status"] == "completed" and path and (Path(path) / "adapter_config.json").is_file():
+        if run["status"] == "completed" and is_adapter_folder(path):
             adapters.append((f"run #{run['id']}'s adapter ({run['kind']}, {run['config'].get('steps', '?')} steps)", path))
     return adapters
 
@@ -325,9 +330,7 @@ def play_with_adapter(services: Services, adapter: str | None) -> str:
     if adapter is None:
         services.use_policy(None)
         return services.settings.model_name
-    from pathlib import Path
-
-    if not (Path(adapter) / "adapter_config.json").is_file():  # said before the base model loads
+    if not is_adapter_folder(adapter):  # said before the base model loads
         raise ValueError(f"{adapter} is not a LoRA adapter folder (it has no adapter_config.json)")
     policy = build_policy(services.settings, adapter)
     services.use_policy(policy)

@@ -26,8 +26,15 @@ def build_policy(settings: Settings, adapter: str | Path | None = None) -> Polic
     model_id = settings.model_name
     if adapter is not None:
         model = load_adapter(model, adapter)
-        model_id = f"{model_id}+{Path(adapter).name}"
+        model_id = f"{model_id}+{adapter_name(adapter)}"
     return LocalPolicy(model, tokenizer, model_id)
+
+
+def adapter_name(adapter: str | Path) -> str:
+    """How a model id names a LoRA adapter folder: its last two path parts, so a training run's
+    ``runs/run-7/adapter`` reads ``run-7/adapter`` (every run's folder is called ``adapter``)."""
+    path = Path(adapter)
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
 
 
 def build_oracle(settings: Settings, policy: Policy | None = None):

@@ -1,7 +1,7 @@
 import pytest
 
 from alice_app.config import EMBEDDED_MODEL, Settings
-from alice_app.models.factory import build_oracle, build_policy
+from alice_app.models.factory import adapter_name, build_oracle, build_policy
 from alice_app.models.loader import (
     ModelNotFoundError,
     embedded_gguf_path,
@@ -75,3 +75,8 @@ def test_unwritable_models_dir_is_a_clear_error(tmp_path):
     blocker.write_text("a file where the data folder should be")
     with pytest.raises(ModelNotFoundError, match="set ALICE_DATA_DIR to a writable folder"):
         ensure_embedded_checkpoint(blocker / "models")
+
+
+def test_a_runs_adapter_is_named_by_its_run_folder():
+    assert adapter_name("data/runs/run-7/adapter") == "run-7/adapter"
+    assert adapter_name("adapter") == "adapter"

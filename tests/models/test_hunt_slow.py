@@ -94,7 +94,7 @@ def test_eval_json_and_a_fresh_lora_adapter_change_nothing(tmp_path, cli_env, ca
         peft_model.unload()  # give the shared session model back without the LoRA layers
     assert main([*base, "--adapter", str(adapter)]) == 0
     adapted = json.loads(capsys.readouterr().out)
-    assert adapted["model"].endswith("+adapter") and adapted["accuracy"] == plain["accuracy"]
+    assert adapted["model"].endswith(f"+{tmp_path.name}/adapter") and adapted["accuracy"] == plain["accuracy"]
 
 
 def test_tier3_consistency_with_real_samples(embedded_policy):

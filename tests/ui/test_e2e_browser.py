@@ -305,7 +305,7 @@ def test_a_completed_runs_adapter_plays_in_the_episode_tab_and_the_base_model_co
     page.get_by_label("Run id (blank = active or newest)").fill(str(run_id))
     page.get_by_role("button", name="Play it in the Episode tab").click()
     page.locator("#training-status").get_by_text(f"Run #{run_id}'s adapter").wait_for(timeout=300_000)
-    assert services.loaded_policy.model_id.endswith("+adapter")
+    assert services.loaded_policy.model_id.endswith("/adapter")
     open_tab(page, "Episode")  # opening the tab redraws its model line
     page.locator("#episode-model").get_by_text("with a trained adapter").wait_for()
     new_episode(page, 36)

@@ -95,7 +95,14 @@ def page_count(total: int, page_size: int) -> int:
     return max(1, -(-total // max(1, page_size)))
 
 
+NO_FAILURES = ("No failure matches these filters. An unsolved episode in the Episode tab is banked here, and "
+               "`python -m alice_app hunt --episodes 50` banks many; or loosen the filters (Source (all) adds "
+               "the training runs' failures).")
+
+
 def format_page_info(total: int, page: int, page_size: int) -> str:
+    if not total:
+        return NO_FAILURES
     return f"Page {page} of {page_count(total, page_size)} · {total:,} failure{'s' if total != 1 else ''}"
 
 

@@ -56,6 +56,7 @@ def test_page_count(total, size, pages):
 def test_page_info():
     assert fmt.format_page_info(100_000, 3, 50) == "Page 3 of 2000 · 100,000 failures"
     assert fmt.format_page_info(1, 1, 50) == "Page 1 of 1 · 1 failure"
+    assert "hunt --episodes" in fmt.format_page_info(0, 1, 50)  # an empty page says how to fill the bank
 
 
 def test_curriculum_rows_and_config():

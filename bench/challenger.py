@@ -4,6 +4,7 @@ paraphrases, and a duel of the embedded model against itself + the co-evolved so
     python bench/challenger.py --quick                       # minutes: checks the pipeline
     python bench/challenger.py                               # the reduced run in assets/challenger_results.json
     python bench/challenger.py --seeds 3 --transfer-steps 40 --rounds 3 --proposals 32   # the issue's run
+    python bench/challenger.py --seeds 3 --harvest 256 --transfer-worked 128 --transfer-steps 10  # taught arms
 
 1. **Proposals before/after**: the embedded challenger (fresh, then with the adapter from
    ``--rounds`` co-evolution rounds) writes ``--proposals`` proposals from the same prompts; each is
@@ -15,7 +16,10 @@ paraphrases, and a duel of the embedded model against itself + the co-evolved so
    (``--transfer-steps``): template tasks only, vs half template tasks and half tasks filled from the
    accepted challenger templates; both are scored (greedy) on bench/data/paraphrases.jsonl, which no
    template and no challenger output was trained on. With no accepted template the second arm
-   cannot exist, and the JSON says so.
+   cannot exist, and the JSON says so. ``--transfer-worked N`` starts each arm with the learning bench's
+   worked warm start on N of its own tasks (the same split), so the arms differ in what they were taught,
+   not only in a few GRPO groups; ``--harvest N`` lets the trained challenger write N more proposals first,
+   whose valid, novel ones are accepted too (one round accepts one or two).
 3. **Duel**: embedded vs embedded + the co-evolved solver adapter: both failure maps.
 """
 from __future__ import annotations
@@ -46,6 +50,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--duel-budget", type=int, default=4, help="proposals per duel side")
     parser.add_argument("--warm-start", type=int, default=0,
                         help="fine-tune the challenger on N composed proposals first (measured as 'warm')")
+    parser.add_argument("--harvest", type=int, default=0,
+                        help="after training, the trained challenger writes N more proposals; the valid, novel ones "
+                             "are accepted too, so the transfer arm has more challenger wordings")
+    parser.add_argument("--transfer-worked", type=int, default=0,
+                        help="each transfer arm first fine-tunes on the engine's worked solutions of N of its own "
+                             "tasks (templates only, or half challenger fills), then takes its GRPO steps")
     parser.add_argument("--paraphrase-tokens", type=int, default=64, help="tokens per paraphrase answer")
     parser.add_argument("--out", default=str(ROOT / "assets" / "challenger_results.json"), help="the JSON file written")
     args = parser.parse_args(argv)
@@ -57,8 +67,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     small = [f"--{name.replace('_', '-')} {getattr(args, name)}" for name in sizes if getattr(args, name) < 1]
     if small:
         parser.error(f"these must be at least 1: {', '.join(small)}")  # before any model loads
-    if not 0 <= args.warm_start <= 1000:
-        parser.error(f"--warm-start must lie in 0..1000, not {args.warm_start}")
+    for name in ("warm_start", "harvest", "transfer_worked"):
+        if not 0 <= getattr(args, name) <= 1000:
+            parser.error(f"--{name.replace('_', '-')} must lie in 0..1000, not {getattr(args, name)}")
     from bench.experiment import check_out_file
 
     try:
@@ -76,31 +87,41 @@ def yardstick(warm_start: int) -> list[str]:
     return [p.template for p in SEED_TEMPLATES] + warm_start_wordings(warm_start, 0)
 
 
-def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0, warm_start: int = 0) -> dict:
-    from alice_app.challenger.family import SEED_TEMPLATES
-    from alice_app.challenger.judge import judge_batch, summarize
+def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0, warm_start: int = 0,
+                     harvest: bool = False) -> dict:
+    """``count`` proposals of ``policy`` judged (novelty against ``yardstick``, difficulty on ``solver``); with
+    ``harvest``, novelty is judged against every known wording and the accepted ones are stored."""
+    from alice_app.challenger.family import SEED_TEMPLATES, known_wordings
+    from alice_app.challenger.judge import judge_batch, persist, summarize
     from alice_app.challenger.policy import propose
 
     shown = [p.template for p in SEED_TEMPLATES]  # the challenger's prompt shows the seed templates
-    known = yardstick(warm_start)
+    known = known_wordings(services.templates, yardstick(warm_start)) if harvest else yardstick(warm_start)
     batch = propose(policy, count, seed, shown)
     judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,
                              seed=seed, ops=batch.ops)
+    if harvest:
+        persist(judgements, services.templates, proposer=policy.model_id, solver_id=solver.model_id)
     zone = services.curriculum.load_config().zone
     return {**summarize(judgements, zone), "error": batch.error, "judged": [j.to_dict() for j in judgements]}
 
 
 def transfer_arm(services, base_settings, use_challenger: bool, steps: int, seed: int, folder: Path,
-                 paraphrase_tokens: int) -> dict:
-    """One solver: ``steps`` GRPO steps from the base model, then the paraphrase score."""
+                 paraphrase_tokens: int, worked: int = 0) -> dict:
+    """One solver from the base model: with ``worked``, a fine-tuning on the worked solutions of that many of
+    its tasks; then ``steps`` GRPO steps; then the paraphrase score."""
     from alice_app.challenger.coevolve import CoevolveConfig, Role, solver_phase
     from alice_app.training.runner import load_training_model
     from bench.paraphrases import run_paraphrases
 
     config = CoevolveConfig(solver_steps=steps, seed=seed, template_share=0.5 if use_challenger else 1.0)
     role = Role("transfer-solver", *load_training_model(base_settings, config.train_config("solver")))
-    tasks, note = _mixed_tasks(services, config) if use_challenger else _template_tasks(config)
-    stats: dict = {}
+
+    def draw(count: int, salt: int) -> tuple[list, str]:
+        return _mixed_tasks(services, config, count, salt) if use_challenger else _template_tasks(config, count, salt)
+
+    stats: dict = worked_start(role, config, draw(worked, 1)[0]) if worked else {}
+    tasks, note = draw(steps * config.prompts_per_step, 0)
     started = time.perf_counter()
     solver_phase(services, config, role, tasks, folder, stats)
     seconds = time.perf_counter() - started
@@ -109,16 +130,36 @@ def transfer_arm(services, base_settings, use_challenger: bool, steps: int, seed
             "train_seconds": round(seconds, 1), **stats, "paraphrases": {k: v for k, v in scored.items() if k != "replies"}}
 
 
-def _template_tasks(config) -> tuple[list, str]:
+def worked_start(role, config, tasks: list) -> dict:
+    """Give ``role`` a fresh LoRA adapter (seeded) and one epoch of fine-tuning on the engine's worked solutions
+    of ``tasks`` in all their wordings (the learning bench's worked warm start); what it taught."""
+    from peft import get_peft_model
+    from transformers import set_seed
+
+    from alice_app.training.warm_start import fine_tune, worked_examples
+
+    train_config = config.train_config("solver")
+    set_seed(config.seed)
+    role.model, role.trained = get_peft_model(role.model, train_config.lora_config()), True
+    examples = worked_examples(tasks)
+    started = time.perf_counter()
+    losses = fine_tune(role.model, role.tokenizer, examples, train_config.fine_tune_learning_rate)
+    return {"worked_tasks": len(tasks), "worked_challenger_tasks": sum(t.family == "challenger" for t in tasks),
+            "worked_examples": len(examples), "worked_mean_loss": round(sum(losses) / max(len(losses), 1), 4),
+            "worked_seconds": round(time.perf_counter() - started, 1)}
+
+
+def _template_tasks(config, count: int | None = None, salt: int = 0) -> tuple[list, str]:
+    """``count`` (default: the solver's steps × prompts per step) tasks of the training families."""
     from alice_app.training.config import TrainConfig
     from alice_app.training.feed import static_items
 
-    count = config.solver_steps * config.prompts_per_step
-    items = static_items(TrainConfig().training_families(), count, config.seed * 31)
+    count = config.solver_steps * config.prompts_per_step if count is None else count
+    items = static_items(TrainConfig().training_families(), count, config.seed * 31 + salt)
     return [item.task for item in items], "template tasks only"
 
 
-def _mixed_tasks(services, config) -> tuple[list, str]:
+def _mixed_tasks(services, config, count: int | None = None, salt: int = 0) -> tuple[list, str]:
     """Half template tasks, half fresh fills of every accepted challenger template (same count)."""
     from random import Random
 
@@ -126,9 +167,9 @@ def _mixed_tasks(services, config) -> tuple[list, str]:
     from alice_app.challenger.proposal import Proposal
     from alice_app.config import TRAIN_SEED_LIMIT
 
-    templates, _ = _template_tasks(config)
+    templates, _ = _template_tasks(config, count, salt)
     accepted = [Proposal(t, op) for t, op in services.templates.wordings()]
-    rng = Random(config.seed * 7919)
+    rng = Random(config.seed * 7919 + salt)
     half = len(templates) // 2 or 1
     mixed = [fill(rng.choice(accepted), rng.randrange(TRAIN_SEED_LIMIT)) for _ in range(half)]
     tasks = templates[: len(templates) - half] + mixed
@@ -195,6 +236,11 @@ def train_and_compare(services, base, args, tmp: Path, result: dict) -> None:
     trained = build_policy(settings, adapter=last / "challenger" / "adapter")
     print("proposals after challenger training ...", flush=True)
     result["after"] = proposal_quality(services, trained, base, args.proposals, args.k, warm_start=args.warm_start)
+    if args.harvest:
+        print(f"harvest: {args.harvest} proposals of the trained challenger ...", flush=True)
+        harvested = proposal_quality(services, trained, base, args.harvest, args.k, seed=1, warm_start=args.warm_start,
+                                     harvest=True)
+        result["harvest"] = {key: value for key, value in harvested.items() if key != "judged"}
     result["accepted_templates"] = [{k: r[k] for k in ("template_id", "template", "op", "pass_rate", "n")}
                                     for r in services.templates.accepted()]
     result["transfer"] = run_transfer(services, settings, args, tmp)
@@ -218,7 +264,7 @@ def run_transfer(services, settings, args, folder: Path) -> dict:
         for arm, use in (("templates", False), ("templates+challenger", True)):
             print(f"transfer seed {seed}: {arm} ...", flush=True)
             row[arm] = transfer_arm(services, settings, use, args.transfer_steps, seed, folder / f"t{seed}-{arm}",
-                                    args.paraphrase_tokens)
+                                    args.paraphrase_tokens, args.transfer_worked)
         out["seeds"].append(row)
     return out
 

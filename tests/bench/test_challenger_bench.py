@@ -96,3 +96,38 @@ def test_proposals_only_with_a_warm_start_judges_the_warm_challenger_too(bench, 
     assert bench.main(["--proposals-only", "--proposals", "2", "--warm-start", "4", "--out", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["warm"]["proposals"] == 2 and not {"after", "coevolve"} & set(result)
+
+
+@pytest.mark.parametrize("flag", ["--harvest", "--transfer-worked"])
+def test_a_bad_harvest_or_worked_size_exits_2_before_anything_loads(bench, flag, capsys):
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args([flag, "-1"])
+    assert raised.value.code == 2 and f"{flag} must lie in 0..1000" in capsys.readouterr().err
+
+
+def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts(bench, services):
+    """The mixed arm's worked tasks keep its split, are other tasks than its GRPO prompts, and have working."""
+    from alice_app.challenger.coevolve import CoevolveConfig
+    from alice_app.challenger.proposal import Proposal
+    from alice_app.training.warm_start import worked_examples
+
+    assert services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
+                                     proposer="test", novelty=1.0, round=1)
+    config = CoevolveConfig(solver_steps=8, prompts_per_step=1, seed=3)
+    worked, _ = bench._mixed_tasks(services, config, 6, 1)
+    grpo, _ = bench._mixed_tasks(services, config)
+    assert len(worked) == 6 and sum(t.family == "challenger" for t in worked) == 3
+    assert not {t.prompt for t in worked} & {t.prompt for t in grpo}
+    taught = worked_examples([t for t in worked if t.family == "challenger"])
+    assert taught and all(" = " in example.completion for example in taught)  # the sum worked out, then the answer
+
+
+@pytest.mark.slow
+def test_a_taught_transfer_arm_fine_tunes_then_steps_with_the_embedded_model(bench, model_services, tmp_path):
+    from alice_app.challenger.proposal import Proposal
+
+    assert model_services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
+                                           proposer="test", novelty=1.0, round=1)
+    arm = bench.transfer_arm(model_services, model_services.settings, True, 1, 0, tmp_path, 8, worked=2)
+    assert (arm["worked_tasks"], arm["worked_challenger_tasks"]) == (2, 1) and arm["worked_examples"] >= 2
+    assert arm["worked_mean_loss"] > 0 and 0.0 <= arm["paraphrases"]["correct"] <= 1.0

@@ -55,11 +55,11 @@ def test_a_recipe_gives_both_arms_its_settings_under_the_set_pairs(bench, capsys
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_the_seven_families_recipe_is_the_settings_run_21_measured(bench):
-    """docs/training.md quotes run 21's figures for this recipe: the two must not drift apart."""
+def test_the_seven_families_recipe_is_the_settings_run_25_measured(bench):
+    """The README and docs/training.md quote run 25's figures for this recipe: the two must not drift apart."""
     args = bench.parse_args(["--config", str(ROOT / "examples" / "recipes" / "seven_families.yaml"), "--steps", "45"])
     raw = json.loads((ROOT / "assets" / "learning_history" /
-                      "2026-12-04_seven-families_repairs192-f6f8bd8_45steps_seeds01_raw.json").read_text())
+                      "2026-12-04_seven-families_grpo-lr3e-5-9da9a7d_45steps_seed2_alice_raw.json").read_text())
     assert json.loads(json.dumps(report.run_meta(args)["config"])) == report.with_added_fields(raw["meta"])["config"]
 
 

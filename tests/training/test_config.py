@@ -105,7 +105,7 @@ def test_only_a_co_evolving_warm_start_repairs_the_bank():
 
 
 def test_the_warm_start_fine_tunes_at_its_own_rate_or_else_at_grpos():
-    assert TrainConfig(learning_rate=3e-5).fine_tune_learning_rate == 3e-5  # 0: the same as GRPO
-    assert TrainConfig(learning_rate=3e-5, warm_start_learning_rate=1e-4).fine_tune_learning_rate == 1e-4
+    assert TrainConfig(learning_rate=3e-4, warm_start_learning_rate=0).fine_tune_learning_rate == 3e-4  # 0: GRPO's
+    assert TrainConfig().fine_tune_learning_rate == 1e-4 and TrainConfig().learning_rate == 3e-5  # run 25
     with pytest.raises(ValueError, match=r"warm_start_learning_rate must be 0 \(= learning_rate\) or in"):
         TrainConfig(warm_start_learning_rate=-1e-4).validate()

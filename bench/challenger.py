@@ -94,9 +94,11 @@ def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0
     from alice_app.challenger.family import SEED_TEMPLATES, known_wordings
     from alice_app.challenger.judge import judge_batch, persist, summarize
     from alice_app.challenger.policy import propose
+    from alice_app.challenger.warm_start import warm_start_wordings
 
     shown = [p.template for p in SEED_TEMPLATES]  # the challenger's prompt shows the seed templates
-    known = known_wordings(services.templates, yardstick(warm_start)) if harvest else yardstick(warm_start)
+    # harvesting: also novel against what this run accepted so far (the same wordings as yardstick's, and the store's)
+    known = known_wordings(services.templates, warm_start_wordings(warm_start, 0)) if harvest else yardstick(warm_start)
     batch = propose(policy, count, seed, shown)
     judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,
                              seed=seed, ops=batch.ops)
@@ -136,17 +138,16 @@ def worked_start(role, config, tasks: list) -> dict:
     from peft import get_peft_model
     from transformers import set_seed
 
-    from alice_app.training.warm_start import fine_tune, worked_examples
+    from alice_app.training.warm_start import teach, worked_examples
 
     train_config = config.train_config("solver")
     set_seed(config.seed)
     role.model, role.trained = get_peft_model(role.model, train_config.lora_config()), True
-    examples = worked_examples(tasks)
-    started = time.perf_counter()
-    losses = fine_tune(role.model, role.tokenizer, examples, train_config.fine_tune_learning_rate)
+    report = teach(role.model, role.tokenizer, worked_examples(tasks), train_config.fine_tune_learning_rate,
+                   prompts=len(tasks))
     return {"worked_tasks": len(tasks), "worked_challenger_tasks": sum(t.family == "challenger" for t in tasks),
-            "worked_examples": len(examples), "worked_mean_loss": round(sum(losses) / max(len(losses), 1), 4),
-            "worked_seconds": round(time.perf_counter() - started, 1)}
+            "worked_examples": report.kept, "worked_mean_loss": round(report.mean_loss or 0.0, 4),
+            "worked_seconds": round(report.seconds, 1)}
 
 
 def _template_tasks(config, count: int | None = None, salt: int = 0) -> tuple[list, str]:

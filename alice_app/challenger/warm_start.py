@@ -11,7 +11,6 @@ and ``run_challenger_warm_start`` fine-tunes the challenger on them as replies t
 """
 from __future__ import annotations
 
-import time
 from random import Random
 from typing import Any, Sequence
 
@@ -19,7 +18,7 @@ from alice_app.challenger.policy import challenger_prompts
 from alice_app.challenger.proposal import DISTRACTOR_SLOTS, OPS, Proposal, Rejected, validate
 from alice_app.tasks._arith import SHAPES
 from alice_app.tasks.wordings import DISTRACTION_KINDS, compose
-from alice_app.training.warm_start import Example, WarmStartReport, fine_tune
+from alice_app.training.warm_start import Example, WarmStartReport, teach
 
 SEED_OFFSET = 104_729  # the warm start's compositions are not the co-evolution's prompt seeds
 
@@ -69,11 +68,7 @@ def run_challenger_warm_start(model: Any, tokenizer: Any, lora_config: Any, prop
     """(the challenger with a LoRA adapter fine-tuned on ``proposals`` (``composed_proposals``), what it did)."""
     from peft import get_peft_model
 
-    started = time.perf_counter()
     if not hasattr(model, "peft_config"):
         model = get_peft_model(model, lora_config)
     examples = warm_start_examples(proposals, seed, known)
-    losses = fine_tune(model, tokenizer, examples, learning_rate)
-    return model, WarmStartReport(prompts=len(proposals), samples=0, correct=0, kept=len(examples), steps=len(losses),
-                                  mean_loss=sum(losses) / len(losses) if losses else None,
-                                  seconds=time.perf_counter() - started)
+    return model, teach(model, tokenizer, examples, learning_rate, prompts=len(proposals))

@@ -217,10 +217,16 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
 def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, learning_rate: float,
                      should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
     """Fine-tune on the engine's worked solutions of ``items`` (``item_examples``); nothing is sampled."""
-    started = time.perf_counter()
     examples = [example for item in items for example in item_examples(item)]
+    return teach(model, tokenizer, examples, learning_rate, prompts=len(items), should_stop=should_stop)
+
+
+def teach(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float, *, prompts: int,
+          should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
+    """``fine_tune`` on given ``examples`` (written for ``prompts`` prompts, none sampled), and its report."""
+    started = time.perf_counter()
     losses = fine_tune(model, tokenizer, examples, learning_rate, should_stop)
-    return WarmStartReport(prompts=len(items), samples=0, correct=0, kept=len(examples), steps=len(losses),
+    return WarmStartReport(prompts=prompts, samples=0, correct=0, kept=len(examples), steps=len(losses),
                            mean_loss=sum(losses) / len(losses) if losses else None,
                            seconds=time.perf_counter() - started)
 

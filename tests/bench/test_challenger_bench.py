@@ -105,8 +105,9 @@ def test_a_bad_harvest_or_worked_size_exits_2_before_anything_loads(bench, flag,
     assert raised.value.code == 2 and f"{flag} must lie in 0..1000" in capsys.readouterr().err
 
 
-def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts(bench, services):
-    """The mixed arm's worked tasks keep its split, are other tasks than its GRPO prompts, and have working."""
+def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts_and_teaches_as_many_examples(bench, services):
+    """The mixed arm's worked tasks: half the template tasks, other tasks than its GRPO prompts, fills with working,
+    and as many examples as the template arm's."""
     from alice_app.challenger.coevolve import CoevolveConfig
     from alice_app.challenger.proposal import Proposal
     from alice_app.training.warm_start import worked_examples
@@ -114,12 +115,17 @@ def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts(bench, s
     assert services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
                                      proposer="test", novelty=1.0, round=1)
     config = CoevolveConfig(solver_steps=8, prompts_per_step=1, seed=3)
-    worked, _ = bench._mixed_tasks(services, config, 6, 1)
+    worked = bench._worked_tasks(services, config, 6, use_challenger=True)
     grpo, _ = bench._mixed_tasks(services, config)
-    assert len(worked) == 6 and sum(t.family == "challenger" for t in worked) == 3
+    templates_only = bench._worked_tasks(services, config, 6, use_challenger=False)
+    assert len(templates_only) == 6 and sum(t.family != "challenger" for t in worked) == 3
     assert not {t.prompt for t in worked} & {t.prompt for t in grpo}
-    taught = worked_examples([t for t in worked if t.family == "challenger"])
-    assert taught and all(" = " in example.completion for example in taught)  # the sum worked out, then the answer
+    # A fill is taught in one wording, a template task in all of its: fills are added until both arms teach as
+    # many examples (a fill more at most).
+    taught, target = len(worked_examples(worked)), len(worked_examples(templates_only))
+    assert target <= taught <= target + 1 and sum(t.family == "challenger" for t in worked) > 3
+    fills = worked_examples([t for t in worked if t.family == "challenger"])
+    assert fills and all(" = " in example.completion for example in fills)  # the sum worked out, then the answer
 
 
 @pytest.mark.slow
@@ -128,6 +134,12 @@ def test_a_taught_transfer_arm_fine_tunes_then_steps_with_the_embedded_model(ben
 
     assert model_services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
                                            proposer="test", novelty=1.0, round=1)
+    from alice_app.challenger.coevolve import CoevolveConfig
+    from alice_app.training.warm_start import worked_examples
+
+    config = CoevolveConfig(solver_steps=1, seed=0, template_share=0.5)  # as transfer_arm builds it
     arm = bench.transfer_arm(model_services, model_services.settings, True, 1, 0, tmp_path, 8, worked=2)
-    assert (arm["worked_tasks"], arm["worked_challenger_tasks"]) == (2, 1) and arm["worked_examples"] >= 2
+    template_examples = len(worked_examples(bench._worked_tasks(model_services, config, 2, use_challenger=False)))
+    assert arm["worked_tasks"] - arm["worked_challenger_tasks"] == 1 and arm["worked_challenger_tasks"] >= 1
+    assert arm["worked_examples"] in (template_examples, template_examples + 1)
     assert arm["worked_mean_loss"] > 0 and 0.0 <= arm["paraphrases"]["correct"] <= 1.0

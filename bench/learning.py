@@ -147,7 +147,7 @@ def child_command(args: argparse.Namespace, arm: str, seed: int, result: Path) -
             "--curve-n-per-cell", str(args.curve_n_per_cell), "--eval-every", str(args.eval_every),
             "--hunt-episodes", str(args.hunt_episodes), "--paraphrases", str(args.paraphrases), "--overhead-steps", str(args.overhead_steps)] + [
             f"--set={pair}" for pair in args.overrides] + (["--families", *args.families] if args.families else []) + (
-            ["--config", args.config] if args.config else [])
+            ["--config", args.config] if args.config else []) + (["--quick"] if args.quick else [])  # its tiny warm start
 
 
 def run_children(args: argparse.Namespace, arms: list[str], seed: int, folder: Path) -> dict[str, dict]:

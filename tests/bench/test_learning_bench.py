@@ -24,6 +24,10 @@ def test_shared_settings_reach_both_arms_and_bad_ones_fail_before_anything_loads
     assert "--set=learning_rate=1e-4" in command and command[-2:] == ["--families", "negation_arithmetic"]
     child = bench.parse_args(command[2:])
     assert child.settings == args.settings and child.seed == 3  # the child reads what the parent meant
+    quick = bench.parse_args(["--quick", "--families", "negation_arithmetic"])
+    child = bench.parse_args(bench.child_command(quick, "alice", 0, Path("x.json"))[2:])
+    assert child.settings == quick.settings and child.settings["warm_start_prompts"] == 2  # not the default 384
+    assert (child.steps, child.hunt_episodes, child.paraphrases) == (3, 6, 12)
     for bad, message in [(["--set", "lr=1"], "unknown training settings: lr"),
                          (["--set", "learning_rate"], "FIELD=VALUE"),
                          (["--set", "steps=3"], "not --set: steps"),
@@ -272,6 +276,7 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
         if banked:  # the recheck played them and the bank says which are repaired now
             assert arm["recheck"]["rows"] >= 1 and arm["repair"]["repaired_share"] is not None
         assert arm["warm_start"]["paraphrases"]["n"] == 12  # measured after the quick run's tiny warm start
+        assert arm["config"]["warm_start_prompts"] == 2  # the child arms got --quick's settings, not the defaults
         assert set(arm["warm_start"]["penalty"]) == {"negation_arithmetic"}
     assert summary["overhead"]["ratio"] > 0
     assert len(list(tmp_path.glob("learning_*.png"))) == 5

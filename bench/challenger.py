@@ -163,12 +163,8 @@ def _worked_tasks(services, config, count: int, use_challenger: bool) -> list:
     if not use_challenger:
         return templates
     mixed, _ = _mixed_tasks(services, config, count, 1)
-    extra = _fills(services, 10 * count, Random(config.seed * 7919 + 2))
-    target, taught = len(worked_examples(templates)), len(worked_examples(mixed))
-    while taught < target and extra:
-        mixed.append(extra.pop())
-        taught += len(worked_examples(mixed[-1:]))
-    return mixed
+    missing = len(worked_examples(templates)) - len(worked_examples(mixed))  # a fill teaches one example
+    return mixed + _fills(services, max(missing, 0), Random(config.seed * 7919 + 2))
 
 
 def _template_tasks(config, count: int | None = None, salt: int = 0) -> tuple[list, str]:

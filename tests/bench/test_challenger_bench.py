@@ -121,9 +121,9 @@ def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts_and_teac
     assert len(templates_only) == 6 and sum(t.family != "challenger" for t in worked) == 3
     assert not {t.prompt for t in worked} & {t.prompt for t in grpo}
     # A fill is taught in one wording, a template task in all of its: fills are added until both arms teach as
-    # many examples (a fill more at most).
-    taught, target = len(worked_examples(worked)), len(worked_examples(templates_only))
-    assert target <= taught <= target + 1 and sum(t.family == "challenger" for t in worked) > 3
+    # many examples.
+    assert len(worked_examples(worked)) == len(worked_examples(templates_only))
+    assert sum(t.family == "challenger" for t in worked) > 3
     fills = worked_examples([t for t in worked if t.family == "challenger"])
     assert fills and all(" = " in example.completion for example in fills)  # the sum worked out, then the answer
 
@@ -141,5 +141,5 @@ def test_a_taught_transfer_arm_fine_tunes_then_steps_with_the_embedded_model(ben
     arm = bench.transfer_arm(model_services, model_services.settings, True, 1, 0, tmp_path, 8, worked=2)
     template_examples = len(worked_examples(bench._worked_tasks(model_services, config, 2, use_challenger=False)))
     assert arm["worked_tasks"] - arm["worked_challenger_tasks"] == 1 and arm["worked_challenger_tasks"] >= 1
-    assert arm["worked_examples"] in (template_examples, template_examples + 1)
+    assert arm["worked_examples"] == template_examples
     assert arm["worked_mean_loss"] > 0 and 0.0 <= arm["paraphrases"]["correct"] <= 1.0

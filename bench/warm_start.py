@@ -1,6 +1,7 @@
 """The worked warm start alone: what the engine's solutions teach before any GRPO step.
 
     python bench/warm_start.py --seed 0                  # seven families, 128 tasks: ~15 minutes on one core
+    python bench/warm_start.py --seeds 3 --out w.json    # seeds 0, 1, 2 in turn: judges a change worth a few prompts
     python bench/warm_start.py --prompts 16 --eval-n-per-cell 2 --paraphrases 12      # a pipeline check
 
 The embedded model gets a fresh LoRA adapter (seeded) and one epoch of fine-tuning on the worked solutions
@@ -9,7 +10,10 @@ rate and prompt shares (default: examples/recipes/negation_repair.yaml, with ``-
 on top); then the held-out report (accuracy, control twins, distraction penalty, shortcuts) and the
 hand-written paraphrase set, greedy. It is the learning bench's "after the warm start" point without the
 hunt, the GRPO steps and the other measurements, so a change to how the working is written can be judged in
-minutes: run it on both commits with the same seed. Prints a JSON summary; ``--out`` also keeps the replies.
+minutes: run it on both commits with the same seeds. One seed cannot judge a change worth 2-3 of the 66
+paraphrases (a change to one family's working flips as many paraphrases of other ideas as a new seed does), so
+``--seeds N`` runs N seeds in turn and adds each figure's mean and min-max over them. Prints a JSON summary;
+``--out`` also keeps the replies.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ RECIPE = ROOT / "examples" / "recipes" / "negation_repair.yaml"
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seeds the tasks taught and the LoRA init")
+    parser.add_argument("--seeds", type=int, default=1, help="run seeds --seed .. --seed + N - 1 in turn")
     parser.add_argument("--prompts", type=int, default=128, help="training tasks whose worked solutions are taught")
     parser.add_argument("--eval-n-per-cell", type=int, default=10, help="held-out tasks per family x level")
     parser.add_argument("--paraphrases", type=int, default=0, help="score N paraphrases spread over the set (0: all)")
@@ -38,10 +43,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="a TrainConfig setting on top of the recipe (repeatable)")
     parser.add_argument("--out", help="write the summary and the paraphrase replies to this JSON file")
     args = parser.parse_args(argv)
-    if args.prompts < 1 or args.eval_n_per_cell < 1 or args.paraphrases < 0:
-        parser.error("--prompts and --eval-n-per-cell must be >= 1, --paraphrases >= 0")
+    if min(args.prompts, args.eval_n_per_cell, args.seeds) < 1 or args.paraphrases < 0:
+        parser.error("--prompts, --eval-n-per-cell and --seeds must be >= 1, --paraphrases >= 0")
     try:
-        args.config_obj = train_config(args)
+        args.configs = [train_config(args, seed) for seed in range(args.seed, args.seed + args.seeds)]
         if args.out:
             from bench.experiment import check_out_file
 
@@ -51,19 +56,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def train_config(args: argparse.Namespace):
-    """The recipe, the ``--set`` pairs, the families and the seed, validated (before anything loads)."""
+def train_config(args: argparse.Namespace, seed: int):
+    """The recipe, the ``--set`` pairs, the families and ``seed``, validated (before anything loads)."""
     from alice_app.training.config import TrainConfig
     from bench.learning import check_families, shared_settings
 
     check_families(args.families)
     values = shared_settings(args.overrides, args.families, args.config)
-    values.update(seed=args.seed, warm_start_prompts=args.prompts, warm_start_source="worked",
+    values.update(seed=seed, warm_start_prompts=args.prompts, warm_start_source="worked",
                   families=list(args.families or ()))
     return TrainConfig.from_dict(values)
 
 
-def run(args: argparse.Namespace) -> dict:
+def run(args: argparse.Namespace, config) -> dict:
+    """One seed (``config``): teach, then measure."""
     from peft import get_peft_model
     from transformers import set_seed
 
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace) -> dict:
     from alice_app.training.warm_start import run_worked_start, warm_start_items
     from bench.experiment import held_out_and_paraphrases
 
-    config, settings = args.config_obj, Settings.from_env()
+    settings = Settings.from_env()
     families = config.training_families()
     set_seed(config.seed)
     model, tokenizer = load_training_model(settings, config)
@@ -96,12 +102,33 @@ def run(args: argparse.Namespace) -> dict:
             "replies": said["replies"]}
 
 
+SUMMED_UP = {"paraphrases_correct": ("paraphrases", "correct"), "paraphrases_echo": ("paraphrases", "echo_distractor"),
+             "mean_accuracy": ("mean_accuracy",), "mean_penalty": ("mean_penalty",)}
+
+
+def across_seeds(runs: list[dict]) -> dict:
+    """Mean and min-max over the seeds of the figures a change is judged by."""
+    from bench.learning_report import stats
+
+    def pick(run: dict, path: tuple) -> float | None:
+        for key in path:
+            run = run.get(key) if isinstance(run, dict) else None
+        return run
+
+    return {name: stats([pick(run, path) for run in runs]) for name, path in SUMMED_UP.items()}
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
-    result = run(args)
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
-    print(json.dumps({key: value for key, value in result.items() if key != "replies"}, indent=1))
+    runs = []
+    for config in args.configs:
+        runs.append(run(args, config))
+        result = {"across_seeds": across_seeds(runs), "runs": runs}
+        if args.out:  # after every seed, so a stopped run keeps what it measured
+            Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    brief = {"across_seeds": result["across_seeds"],
+             "runs": [{key: value for key, value in run.items() if key != "replies"} for run in runs]}
+    print(json.dumps(brief, indent=1))
     return 0
 
 

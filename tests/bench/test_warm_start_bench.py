@@ -17,15 +17,27 @@ def bench(load_script):
 def test_the_recipe_the_settings_and_the_seed_make_one_validated_config(bench):
     args = bench.parse_args(["--seed", "3", "--prompts", "8", "--set", "learning_rate=1e-4",
                              "--families", "negation_arithmetic", "plain_arithmetic"])
-    config = args.config_obj
+    [config] = args.configs
     assert (config.seed, config.warm_start_prompts, config.warm_start_source) == (3, 8, "worked")
     assert config.learning_rate == 1e-4 and config.rephrase_share == 0.5  # the flag over the recipe's 3e-4
     assert config.training_families() == ["negation_arithmetic", "plain_arithmetic"]
-    assert len(bench.parse_args([]).config_obj.training_families()) == 7  # not the recipe's three families
+    assert len(bench.parse_args([]).configs[0].training_families()) == 7  # not the recipe's three families
+    assert [c.seed for c in bench.parse_args(["--seed", "2", "--seeds", "3"]).configs] == [2, 3, 4]
+
+
+def test_the_figures_a_change_is_judged_by_are_summed_up_over_the_seeds(bench):
+    runs = [{"paraphrases": {"correct": c, "echo_distractor": e}, "mean_accuracy": a, "mean_penalty": p}
+            for c, e, a, p in [(0.5, 0.1, 0.6, 0.2), (0.4, 0.2, 0.5, None)]]
+    summary = bench.across_seeds(runs)
+    assert summary["paraphrases_correct"]["mean"] == pytest.approx(0.45)
+    assert (summary["paraphrases_echo"]["min"], summary["paraphrases_echo"]["max"]) == (0.1, 0.2)
+    assert summary["mean_penalty"]["mean"] == 0.2 and summary["mean_penalty"]["values"] == [0.2, None]
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--prompts", "0"], "--prompts and --eval-n-per-cell must be >= 1"),
+    (["--prompts", "0"], "--prompts, --eval-n-per-cell and --seeds must be >= 1"),
+    (["--seeds", "0"], "--seeds must be >= 1"),
+    (["--seed", "-1"], "seed"),
     (["--families", "rg_basic_arithmetic"], "has no control twin"),
     (["--set", "learning_rate=fast"], "learning_rate must be a number"),
     (["--config", "/nonexistent.yaml"], "does not exist"),
@@ -45,9 +57,11 @@ def test_a_tiny_run_teaches_and_measures_for_real(tmp_path):
          "--paraphrases", "6", "--families", "negation_arithmetic", "plain_arithmetic", "--out", str(out)],
         capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    result = json.loads(out.read_text())
+    written = json.loads(out.read_text())
+    [result] = written["runs"]
+    assert written["across_seeds"]["paraphrases_correct"]["values"] == [result["paraphrases"]["correct"]]
     assert result["warm_start"]["warm_start_kept"] >= 8 and result["warm_start"]["warm_start_steps"] >= 2
     assert set(result["accuracy"]) == {"negation_arithmetic", "plain_arithmetic"}
     assert set(result["control"]) == {"negation_arithmetic"} and result["mean_penalty"] is not None
     assert result["paraphrases"]["n"] == 6 and len(result["replies"]) == 6
-    assert json.loads(completed.stdout)["mean_accuracy"] == result["mean_accuracy"]
+    assert json.loads(completed.stdout)["runs"][0]["mean_accuracy"] == result["mean_accuracy"]

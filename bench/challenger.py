@@ -58,6 +58,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="each transfer arm first fine-tunes on the engine's worked solutions of N of its own "
                              "tasks (templates only, or N/2 of them + challenger fills up to as many examples), "
                              "then takes its GRPO steps")
+    parser.add_argument("--transfer-arms", nargs="+", choices=TRANSFER_ARMS, default=[TEMPLATES, CHALLENGER],
+                        help=f"the transfer's solvers; '{ONE_WORDING}' (needs --transfer-worked) is taught like the "
+                             "challenger arm from our own templates: half the template tasks in all wordings, other "
+                             "template tasks in one")
+    parser.add_argument("--transfer-from", metavar="RAW.json",
+                        help="no challenger phases: the transfer alone, with the templates a run accepted (its JSON)")
     parser.add_argument("--paraphrase-tokens", type=int, default=64, help="tokens per paraphrase answer")
     parser.add_argument("--out", default=str(ROOT / "assets" / "challenger_results.json"), help="the JSON file written")
     args = parser.parse_args(argv)
@@ -72,6 +78,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     for name in ("warm_start", "harvest", "transfer_worked"):
         if not 0 <= getattr(args, name) <= 1000:
             parser.error(f"--{name.replace('_', '-')} must lie in 0..1000, not {getattr(args, name)}")
+    if ONE_WORDING in args.transfer_arms and not args.transfer_worked:
+        parser.error(f"the '{ONE_WORDING}' arm needs --transfer-worked N (it differs only in its worked warm start)")
+    if args.transfer_from:
+        try:
+            args.accepted = accepted_templates(args.transfer_from)
+        except (OSError, ValueError) as exc:
+            parser.error(f"--transfer-from: {exc}")
     from bench.experiment import check_out_file
 
     try:
@@ -101,6 +114,9 @@ def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0
     shown = [p.template for p in SEED_TEMPLATES]  # the challenger's prompt shows the seed templates
     # harvesting: also novel against what this run accepted so far (the same wordings as yardstick's, and the store's)
     known = known_wordings(services.templates, warm_start_wordings(warm_start, 0)) if harvest else yardstick(warm_start)
+    from transformers import set_seed
+
+    set_seed(seed)  # the proposals are sampled: without it the untrained challenger's differ from run to run
     batch = propose(policy, count, seed, shown)
     judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,
                              seed=seed, ops=batch.ops)
@@ -110,18 +126,24 @@ def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0
     return {**summarize(judgements, zone), "error": batch.error, "judged": [j.to_dict() for j in judgements]}
 
 
-def transfer_arm(services, base_settings, use_challenger: bool, steps: int, seed: int, folder: Path,
+TEMPLATES, CHALLENGER, ONE_WORDING = "templates", "templates+challenger", "templates, one wording"
+TRANSFER_ARMS = (TEMPLATES, CHALLENGER, ONE_WORDING)
+
+
+def transfer_arm(services, base_settings, arm: str, steps: int, seed: int, folder: Path,
                  paraphrase_tokens: int, worked: int = 0) -> dict:
-    """One solver from the base model: with ``worked``, a fine-tuning on the worked solutions of that many of
-    its tasks; then ``steps`` GRPO steps; then the paraphrase score."""
+    """One solver (``arm`` of TRANSFER_ARMS) from the base model: with ``worked``, a fine-tuning on the worked
+    solutions of that many of its tasks (``_worked_tasks``); then ``steps`` GRPO steps (half on challenger
+    fills in the challenger arm, all on template tasks in the others); then the paraphrase score."""
     from alice_app.challenger.coevolve import CoevolveConfig, Role, solver_phase
     from alice_app.training.runner import load_training_model
     from bench.paraphrases import run_paraphrases
 
+    use_challenger = arm == CHALLENGER
     config = CoevolveConfig(solver_steps=steps, seed=seed, template_share=0.5 if use_challenger else 1.0)
     role = Role("transfer-solver", *load_training_model(base_settings, config.train_config("solver")))
 
-    stats: dict = worked_start(role, config, _worked_tasks(services, config, worked, use_challenger)) if worked else {}
+    stats: dict = worked_start(role, config, *_worked_tasks(services, config, worked, arm)) if worked else {}
     tasks, note = (_mixed_tasks(services, config, steps * config.prompts_per_step) if use_challenger
                    else _template_tasks(config, steps * config.prompts_per_step))
     started = time.perf_counter()
@@ -132,39 +154,55 @@ def transfer_arm(services, base_settings, use_challenger: bool, steps: int, seed
             "train_seconds": round(seconds, 1), **stats, "paraphrases": {k: v for k, v in scored.items() if k != "replies"}}
 
 
-def worked_start(role, config, tasks: list) -> dict:
+def worked_start(role, config, tasks: list, once: set = frozenset()) -> dict:
     """Give ``role`` a fresh LoRA adapter (seeded) and one epoch of fine-tuning on the engine's worked solutions
-    of ``tasks`` in all their wordings (the learning bench's worked warm start); what it taught."""
+    of ``tasks`` in all their wordings, those whose id is in ``once`` in their first (the learning bench's
+    worked warm start); what it taught."""
     from peft import get_peft_model
     from transformers import set_seed
 
-    from alice_app.training.warm_start import teach, worked_examples
+    from alice_app.training.warm_start import teach
 
     train_config = config.train_config("solver")
     set_seed(config.seed)
     role.model, role.trained = get_peft_model(role.model, train_config.lora_config()), True
-    report = teach(role.model, role.tokenizer, worked_examples(tasks), train_config.fine_tune_learning_rate,
+    report = teach(role.model, role.tokenizer, _taught(tasks, once), train_config.fine_tune_learning_rate,
                    prompts=len(tasks))
     return {"worked_tasks": len(tasks), "worked_challenger_tasks": sum(t.family == "challenger" for t in tasks),
             "worked_examples": report.kept, "worked_mean_loss": round(report.mean_loss or 0.0, 4),
             "worked_seconds": round(report.seconds, 1)}
 
 
-def _worked_tasks(services, config, count: int, use_challenger: bool) -> list:
-    """The tasks an arm's worked warm start teaches: ``count`` template tasks, or (the challenger arm) half of
-    them and challenger fills, as many fills as it takes to teach as many examples as the template arm. A
-    template task is taught in each of its wordings and a fill in its one, so equal task counts would teach the
-    challenger arm a third fewer examples (measured: 255 vs 382 for 128 tasks)."""
-    from random import Random
-
+def _taught(tasks: list, once: set = frozenset()) -> list:
+    """The worked examples of ``tasks`` in order, each in all its wordings, or its first alone if its id is in
+    ``once``."""
     from alice_app.training.warm_start import worked_examples
 
+    return [example for task in tasks for example in worked_examples([task])[:1 if task.id in once else None]]
+
+
+def _worked_tasks(services, config, count: int, arm: str) -> tuple[list, set]:
+    """What an arm's worked warm start teaches, in order, and the ids of the tasks taught in one wording only:
+    the template arm ``count`` template tasks; the challenger arm half of them and challenger fills (one wording
+    each), as many as it takes to teach as many examples; the one-wording arm the challenger arm's shape from
+    our own templates (the same half, and other template tasks where it has fills, each in its first wording),
+    which separates "challenger wordings" from "more distinct tasks, fewer repeats". A template task is taught in
+    each of its wordings, so equal task counts would teach the challenger arm a third fewer examples (measured:
+    255 vs 382 for 128 tasks)."""
+    from random import Random
+
     templates, _ = _template_tasks(config, count, 1)
-    if not use_challenger:
-        return templates
+    if arm == TEMPLATES:
+        return templates, set()
     mixed, _ = _mixed_tasks(services, config, count, 1)
-    missing = len(worked_examples(templates)) - len(worked_examples(mixed))  # a fill teaches one example
-    return mixed + _fills(services, max(missing, 0), Random(config.seed * 7919 + 2))
+    missing = max(len(_taught(templates)) - len(_taught(mixed)), 0)  # a fill teaches one example
+    mixed += _fills(services, missing, Random(config.seed * 7919 + 2))
+    if arm == CHALLENGER:
+        return mixed, set()
+    seen = {task.prompt for task in templates}
+    others = iter([task for task in _template_tasks(config, 2 * len(mixed), 2)[0] if task.prompt not in seen])
+    tasks = [next(others) if task.family == "challenger" else task for task in mixed]
+    return tasks, {task.id for task, was in zip(tasks, mixed) if was.family == "challenger"}
 
 
 def _template_tasks(config, count: int | None = None, salt: int = 0) -> tuple[list, str]:
@@ -209,6 +247,12 @@ def main(argv=None) -> int:
     result: dict = {"args": vars(args)}
     with tempfile.TemporaryDirectory(prefix="alice-challenger-") as tmp:
         services = experiment_services(Path(tmp))
+        if args.transfer_from:  # the templates an earlier run accepted, oldest first as that run's store gave them
+            for proposal in args.accepted:
+                services.templates.accept(proposal, proposer=args.transfer_from, novelty=1.0)
+            result["accepted_templates"] = [{"template": p.template, "op": p.op} for p in args.accepted]
+            result["transfer"] = run_transfer(services, services.settings, args, Path(tmp))
+            return finish(services, result, args, started)
         base = build_policy(services.settings)
         print("proposals before challenger training ...", flush=True)
         result["before"] = proposal_quality(services, base, base, args.proposals, args.k, warm_start=args.warm_start)
@@ -218,12 +262,26 @@ def main(argv=None) -> int:
                                               warm_start=args.warm_start)
         if not args.proposals_only:
             train_and_compare(services, base, args, Path(tmp), result)
-        services.close()
+        return finish(services, result, args, started)
+
+
+def finish(services, result: dict, args, started: float) -> int:
+    services.close()
     result["seconds"] = round(time.perf_counter() - started, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, default=str) + "\n")
     print(json.dumps(headline(result), indent=2))
     return 0
+
+
+def accepted_templates(path: str) -> list:
+    """The templates a saved run accepted, oldest first (its ``accepted_templates`` lists the newest first)."""
+    from alice_app.challenger.proposal import Proposal
+
+    rows = json.loads(Path(path).read_text()).get("accepted_templates")
+    if not rows:
+        raise ValueError(f"{path} lists no accepted_templates")
+    return [Proposal(str(row["template"]), str(row["op"])) for row in reversed(rows)]
 
 
 def warm_challenger(services, args):
@@ -284,31 +342,28 @@ def run_transfer(services, settings, args, folder: Path) -> dict:
         return out
     for seed in range(args.seeds):
         row = {"seed": seed}
-        for arm, use in (("templates", False), ("templates+challenger", True)):
+        for arm in dict.fromkeys(args.transfer_arms):
             print(f"transfer seed {seed}: {arm} ...", flush=True)
-            row[arm] = transfer_arm(services, settings, use, args.transfer_steps, seed, folder / f"t{seed}-{arm}",
+            row[arm] = transfer_arm(services, settings, arm, args.transfer_steps, seed, folder / f"t{seed}-{arm}",
                                     args.paraphrase_tokens, args.transfer_worked)
         out["seeds"].append(row)
     return out
 
 
 def headline(result: dict) -> dict:
+    """The figures worth printing, of whichever parts ran."""
     pick = ("validity_rate", "novelty_rate", "zone_rate", "mean_reward", "rewarded_share", "rejections")
-    out = {"before": {k: result["before"][k] for k in pick}, "seconds": result["seconds"]}
-    if "warm" in result:
-        out["warm"] = {k: result["warm"][k] for k in pick}
-    if "after" not in result:  # --proposals-only
-        return out
-    transfer = result["transfer"]
-    return {
-        **out, "after": {k: result["after"][k] for k in pick},
-        "accepted_templates": len(result["accepted_templates"]),
-        "paraphrases_base": transfer["base"]["correct"],
-        "transfer": [{arm: row[arm]["paraphrases"]["correct"] for arm in ("templates", "templates+challenger")}
-                     for row in transfer["seeds"]] or transfer.get("note"),
-        "duel": {name: [(r["source"], r["op"], r["pass_rate"]) for r in side["failure_map"]]
-                 for name, side in result["duel"]["sides"].items()},
-    }
+    out = {part: {k: result[part][k] for k in pick} for part in ("before", "warm", "after") if part in result}
+    out["seconds"] = result["seconds"]
+    if "transfer" in result:
+        transfer = result["transfer"]
+        out.update(accepted_templates=len(result["accepted_templates"]), paraphrases_base=transfer["base"]["correct"],
+                   transfer=[{arm: row[arm]["paraphrases"]["correct"] for arm in TRANSFER_ARMS if arm in row}
+                             for row in transfer["seeds"]] or transfer.get("note"))
+    if "duel" in result:
+        out["duel"] = {name: [(r["source"], r["op"], r["pass_rate"]) for r in side["failure_map"]]
+                       for name, side in result["duel"]["sides"].items()}
+    return out
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ class TemplateStore:
                             [passes, n, json.dumps(history), entry["ts"], template_id])
 
     def accepted(self, limit: int = 500) -> list[dict[str, Any]]:
-        rows = fetch_all(self.db, "SELECT * FROM challenger_templates ORDER BY created_at DESC LIMIT ?", [int(limit)])
+        rows = fetch_all(self.db, "SELECT * FROM challenger_templates ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                         [int(limit)])
         return [_template_row(r) for r in rows]
 
     def get(self, template_id: str) -> dict[str, Any] | None:
@@ -53,8 +54,8 @@ class TemplateStore:
         return _template_row(row) if row else None
 
     def wordings(self) -> list[tuple[str, str]]:
-        """(template, op) of every stored template, oldest first."""
-        rows = fetch_all(self.db, "SELECT template, op FROM challenger_templates ORDER BY created_at")
+        """(template, op) of every stored template, oldest first (ties in the millisecond by insertion)."""
+        rows = fetch_all(self.db, "SELECT template, op FROM challenger_templates ORDER BY created_at, rowid")
         return [(r["template"], r["op"]) for r in rows]
 
     def delete(self, template_id: str) -> bool:

@@ -105,27 +105,63 @@ def test_a_bad_harvest_or_worked_size_exits_2_before_anything_loads(bench, flag,
     assert raised.value.code == 2 and f"{flag} must lie in 0..1000" in capsys.readouterr().err
 
 
+def test_the_one_wording_control_needs_a_worked_warm_start(bench, capsys):
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args(["--transfer-arms", "templates", bench.ONE_WORDING])
+    assert raised.value.code == 2 and "needs --transfer-worked" in capsys.readouterr().err
+    assert bench.parse_args(["--transfer-arms", bench.ONE_WORDING, "--transfer-worked", "8"]).transfer_arms == \
+        [bench.ONE_WORDING]
+    assert bench.parse_args([]).transfer_arms == [bench.TEMPLATES, bench.CHALLENGER]
+
+
+def test_transfer_from_reads_a_runs_accepted_templates_oldest_first_and_refuses_a_bad_file(bench, services, tmp_path,
+                                                                                          capsys):
+    from alice_app.challenger.proposal import Proposal
+
+    for text in ("Ignore anyone who claims {claim}. Add {a} and {b}.", "Tom says {a} - {b} is {claim}. What is it?"):
+        assert services.templates.accept(Proposal(text, "add" if "Add" in text else "sub"), proposer="t", novelty=1.0)
+    raw = tmp_path / "run.json"
+    raw.write_text(json.dumps({"accepted_templates": services.templates.accepted()}))
+    args = bench.parse_args(["--transfer-from", str(raw)])
+    assert [(p.template, p.op) for p in args.accepted] == services.templates.wordings()  # the order fills draw from
+    for content, message in [("{}", "lists no accepted_templates"), ("not json", "--transfer-from")]:
+        raw.write_text(content)
+        with pytest.raises(SystemExit) as raised:
+            bench.parse_args(["--transfer-from", str(raw)])
+        assert raised.value.code == 2 and message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--transfer-from", str(tmp_path / "missing.json")])
+    assert "--transfer-from" in capsys.readouterr().err
+
+
 def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts_and_teaches_as_many_examples(bench, services):
     """The mixed arm's worked tasks: half the template tasks, other tasks than its GRPO prompts, fills with working,
-    and as many examples as the template arm's."""
+    and as many examples as the template arm's; the one-wording control has the mixed arm's shape from templates."""
     from alice_app.challenger.coevolve import CoevolveConfig
     from alice_app.challenger.proposal import Proposal
-    from alice_app.training.warm_start import worked_examples
 
     assert services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
-                                     proposer="test", novelty=1.0, round=1)
+                                      proposer="test", novelty=1.0, round=1)
     config = CoevolveConfig(solver_steps=8, prompts_per_step=1, seed=3)
-    worked = bench._worked_tasks(services, config, 6, use_challenger=True)
+    worked, once = bench._worked_tasks(services, config, 6, bench.CHALLENGER)
     grpo, _ = bench._mixed_tasks(services, config)
-    templates_only = bench._worked_tasks(services, config, 6, use_challenger=False)
-    assert len(templates_only) == 6 and sum(t.family != "challenger" for t in worked) == 3
+    templates_only, none = bench._worked_tasks(services, config, 6, bench.TEMPLATES)
+    assert len(templates_only) == 6 and not once | none and sum(t.family != "challenger" for t in worked) == 3
     assert not {t.prompt for t in worked} & {t.prompt for t in grpo}
     # A fill is taught in one wording, a template task in all of its: fills are added until both arms teach as
     # many examples.
-    assert len(worked_examples(worked)) == len(worked_examples(templates_only))
-    assert sum(t.family == "challenger" for t in worked) > 3
-    fills = worked_examples([t for t in worked if t.family == "challenger"])
+    target = len(bench._taught(templates_only))
+    assert len(bench._taught(worked)) == target and sum(t.family == "challenger" for t in worked) > 3
+    fills = bench._taught([t for t in worked if t.family == "challenger"])
     assert fills and all(" = " in example.completion for example in fills)  # the sum worked out, then the answer
+    # The control: the same template half in the same places, other template tasks (one wording) for the fills.
+    control, single = bench._worked_tasks(services, config, 6, bench.ONE_WORDING)
+    assert len(control) == len(worked) and all(t.family != "challenger" for t in control)
+    assert [a.prompt for a, b in zip(control, worked) if b.family != "challenger"] == \
+        [b.prompt for b in worked if b.family != "challenger"]
+    assert len(single) == sum(t.family == "challenger" for t in worked)
+    assert not {t.prompt for t in control if t.id in single} & {t.prompt for t in templates_only}
+    assert len(bench._taught(control, single)) == target and len(bench._taught(control)) > target
 
 
 @pytest.mark.slow
@@ -135,11 +171,14 @@ def test_a_taught_transfer_arm_fine_tunes_then_steps_with_the_embedded_model(ben
     assert model_services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
                                            proposer="test", novelty=1.0, round=1)
     from alice_app.challenger.coevolve import CoevolveConfig
-    from alice_app.training.warm_start import worked_examples
 
     config = CoevolveConfig(solver_steps=1, seed=0, template_share=0.5)  # as transfer_arm builds it
-    arm = bench.transfer_arm(model_services, model_services.settings, True, 1, 0, tmp_path, 8, worked=2)
-    template_examples = len(worked_examples(bench._worked_tasks(model_services, config, 2, use_challenger=False)))
+    arm = bench.transfer_arm(model_services, model_services.settings, bench.CHALLENGER, 1, 0, tmp_path, 8, worked=2)
+    template_examples = len(bench._taught(*bench._worked_tasks(model_services, config, 2, bench.TEMPLATES)))
     assert arm["worked_tasks"] - arm["worked_challenger_tasks"] == 1 and arm["worked_challenger_tasks"] >= 1
     assert arm["worked_examples"] == template_examples
+    control = bench.transfer_arm(model_services, model_services.settings, bench.ONE_WORDING, 1, 0, tmp_path / "c", 8,
+                                 worked=2)
+    assert control["worked_examples"] == template_examples and control["worked_challenger_tasks"] == 0
+    assert control["challenger_tasks"] == 0 and control["worked_tasks"] == arm["worked_tasks"]
     assert arm["worked_mean_loss"] > 0 and 0.0 <= arm["paraphrases"]["correct"] <= 1.0

@@ -20,7 +20,11 @@ paraphrases, and a duel of the embedded model against itself + the co-evolved so
    worked warm start on N of its own tasks (the challenger arm: N/2 template tasks and as many fills as it takes
    to teach as many examples as the template arm), so the arms differ in what they were taught,
    not only in a few GRPO groups; ``--harvest N`` lets the trained challenger write N more proposals first,
-   whose valid, novel ones are accepted too (one round accepts one or two).
+   whose valid, novel ones are accepted too (one round accepts one or two). ``--transfer-arms`` picks the
+   solvers, among them the control "templates, one wording" (the challenger arm's shape from our own
+   templates); ``--transfer-from RAW.json`` runs the transfer alone with the templates that run accepted:
+       python bench/challenger.py --transfer-from assets/challenger_taught_transfer_equal.json \
+           --transfer-arms "templates, one wording" --seeds 3 --transfer-worked 128 --transfer-steps 10
 3. **Duel**: embedded vs embedded + the co-evolved solver adapter: both failure maps.
 """
 from __future__ import annotations

@@ -110,6 +110,8 @@ def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0
                      harvest: bool = False) -> dict:
     """``count`` proposals of ``policy`` judged (novelty against ``yardstick``, difficulty on ``solver``); with
     ``harvest``, novelty is judged against every known wording and the accepted ones are stored."""
+    from transformers import set_seed
+
     from alice_app.challenger.family import SEED_TEMPLATES, known_wordings
     from alice_app.challenger.judge import judge_batch, persist, summarize
     from alice_app.challenger.policy import propose
@@ -118,8 +120,6 @@ def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0
     shown = [p.template for p in SEED_TEMPLATES]  # the challenger's prompt shows the seed templates
     # harvesting: also novel against what this run accepted so far (the same wordings as yardstick's, and the store's)
     known = known_wordings(services.templates, warm_start_wordings(warm_start, 0)) if harvest else yardstick(warm_start)
-    from transformers import set_seed
-
     set_seed(seed)  # the proposals are sampled: without it the untrained challenger's differ from run to run
     batch = propose(policy, count, seed, shown)
     judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,

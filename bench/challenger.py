@@ -120,7 +120,7 @@ def proposal_quality(services, policy, solver, count: int, k: int, seed: int = 0
     shown = [p.template for p in SEED_TEMPLATES]  # the challenger's prompt shows the seed templates
     # harvesting: also novel against what this run accepted so far (the same wordings as yardstick's, and the store's)
     known = known_wordings(services.templates, warm_start_wordings(warm_start, 0)) if harvest else yardstick(warm_start)
-    set_seed(seed)  # the proposals are sampled: without it the untrained challenger's differ from run to run
+    set_seed(seed)  # the solver's k samples draw from the global generator (propose seeds its own sampling)
     batch = propose(policy, count, seed, shown)
     judgements = judge_batch(batch.texts, known, solver=solver, verifier=services.verifier, fills=1, k=k,
                              seed=seed, ops=batch.ops)

@@ -67,7 +67,7 @@ def propose(challenger, count: int, seed: int, known: Sequence[str], temperature
     try:
         if hasattr(challenger, "complete"):  # a local model: its reply begins with "TEMPLATE:", as in training
             prompts = [prefilled_prompt(challenger.tokenizer, chat) for chat in chats]
-            texts = challenger.complete(prompts, temperature=temperature, max_tokens=max_tokens)
+            texts = challenger.complete(prompts, temperature=temperature, max_tokens=max_tokens, seed=seed)
         else:
             replies = challenger.generate([list(c) for c in chats], n=1, temperature=temperature,
                                           max_tokens=max_tokens)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 from alice_app.models.base import BackendError, Messages, check_generate_args
@@ -54,12 +55,15 @@ class LocalPolicy:
                 results.extend(texts[i * samples : (i + 1) * samples] for i in range(len(chunk)))
         return [row * n if samples == 1 else row for row in results]
 
-    def complete(self, texts: list[str], temperature: float = 0.0, max_tokens: int = 64) -> list[str]:
-        """One continuation of each already-rendered prompt (e.g. a chat whose reply is begun)."""
+    def complete(self, texts: list[str], temperature: float = 0.0, max_tokens: int = 64,
+                 seed: int | None = None) -> list[str]:
+        """One continuation of each already-rendered prompt (e.g. a chat whose reply is begun). With ``seed``
+        the sampling draws from torch's generator seeded with it, and the global random state is left as it was
+        (the same seed gives the same continuations)."""
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("complete needs a non-empty list of prompt strings")
         check_generate_args([[{"role": "user", "content": t}] for t in texts], 1, temperature, max_tokens)
-        with self._lock:
+        with self._lock, _seeded(seed):
             return [text for start in range(0, len(texts), self.batch_size)
                     for text in self._generate_chunk(texts[start:start + self.batch_size], 1, temperature, max_tokens)]
 
@@ -115,6 +119,19 @@ class LocalPolicy:
             )
         new_tokens = output[:, encoded["input_ids"].shape[1] :]
         return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+
+
+@contextmanager
+def _seeded(seed: int | None) -> Iterator[None]:
+    """torch's random state seeded with ``seed`` inside, restored after (nothing happens for None)."""
+    if seed is None:
+        yield
+        return
+    import torch
+
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        yield
 
 
 def plain_transcript(chat: Messages) -> str:

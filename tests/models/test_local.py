@@ -53,3 +53,17 @@ def test_sampling_gives_n_answers_per_chat(tiny_policy):
 def test_bad_arguments(tiny_policy, kwargs):
     with pytest.raises(ValueError):
         tiny_policy.generate([chat("seven")], **kwargs)
+
+
+def test_a_seeded_completion_repeats_and_leaves_the_global_generator_alone(tiny_policy):
+    import torch
+
+    prompts = ["what is three plus", "not seven the", "four plus"]
+    torch.manual_seed(123)
+    expected_next = torch.rand(1)
+    torch.manual_seed(123)
+    first = tiny_policy.complete(prompts, temperature=1.5, max_tokens=8, seed=7)
+    assert torch.rand(1) == expected_next  # the global state is as it was before the call
+    assert tiny_policy.complete(prompts, temperature=1.5, max_tokens=8, seed=7) == first
+    others = [tiny_policy.complete(prompts, temperature=1.5, max_tokens=8, seed=seed) for seed in range(8, 12)]
+    assert any(other != first for other in others)  # the seed, not a fixed stream, picks the samples

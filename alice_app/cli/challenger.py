@@ -34,7 +34,8 @@ def register(subparsers) -> None:
     duel.add_argument("--b", required=True, help="model B (same forms)")
     duel.add_argument("--budget", type=int, default=8, help="proposals each side writes against the other")
     duel.add_argument("--k", type=int, default=4, help="samples per filled task")
-    duel.add_argument("--seed", type=int, default=0, help="seeds the prompts, the fills and a local challenger's sampling")
+    duel.add_argument("--seed", type=int, default=0,
+                      help="seeds the prompts, the fills and a local challenger's sampling")
     duel.add_argument("--db", help="SQLite database (default: ALICE_DB or data/alice.db)")
     duel.add_argument("--json", action="store_true", help="print the duel as JSON")
     duel.set_defaults(func=run_duel_command)

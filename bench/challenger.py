@@ -25,6 +25,7 @@ paraphrases, and a duel of the embedded model against itself + the co-evolved so
    templates); ``--transfer-from RAW.json`` runs the transfer alone with the templates that run accepted:
        python bench/challenger.py --transfer-from assets/challenger_taught_transfer_equal.json \
            --transfer-arms "templates, one wording" --seeds 3 --transfer-worked 128 --transfer-steps 10
+   and ``--first-seed 3`` adds seeds 3, 4, ... to such a run.
 3. **Duel**: embedded vs embedded + the co-evolved solver adapter: both failure maps.
 """
 from __future__ import annotations
@@ -50,7 +51,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--challenger-steps", type=int, default=3, help="challenger GRPO steps per round")
     parser.add_argument("--solver-steps", type=int, default=1, help="solver GRPO steps per round")
     parser.add_argument("--transfer-steps", type=int, default=4, help="solver GRPO steps per transfer arm")
-    parser.add_argument("--seeds", type=int, default=1, help="transfer seeds (0, 1, ...)")
+    parser.add_argument("--seeds", type=int, default=1, help="transfer seeds (--first-seed, then the next ones)")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the first transfer seed: more seeds of a finished run, e.g. with --transfer-from")
     parser.add_argument("--k", type=int, default=2, help="solver samples per filled task")
     parser.add_argument("--duel-budget", type=int, default=4, help="proposals per duel side")
     parser.add_argument("--warm-start", type=int, default=0,
@@ -79,6 +82,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     small = [f"--{name.replace('_', '-')} {getattr(args, name)}" for name in sizes if getattr(args, name) < 1]
     if small:
         parser.error(f"these must be at least 1: {', '.join(small)}")  # before any model loads
+    if args.first_seed < 0:
+        parser.error(f"--first-seed must be at least 0, not {args.first_seed}")
     for name in ("warm_start", "harvest", "transfer_worked"):
         if not 0 <= getattr(args, name) <= 1000:
             parser.error(f"--{name.replace('_', '-')} must lie in 0..1000, not {getattr(args, name)}")
@@ -248,7 +253,7 @@ def main(argv=None) -> int:
     from bench.experiment import experiment_services
 
     started = time.perf_counter()
-    result: dict = {"args": vars(args)}
+    result: dict = {"args": {k: v for k, v in vars(args).items() if k != "accepted"}}  # those: accepted_templates
     with tempfile.TemporaryDirectory(prefix="alice-challenger-") as tmp:
         services = experiment_services(Path(tmp))
         if args.transfer_from:  # the templates an earlier run accepted, oldest first as that run's store gave them
@@ -344,7 +349,7 @@ def run_transfer(services, settings, args, folder: Path) -> dict:
     if not services.templates.accepted():
         out["note"] = "no challenger template was accepted: the template + challenger arm cannot be trained"
         return out
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         row = {"seed": seed}
         for arm in dict.fromkeys(args.transfer_arms):
             print(f"transfer seed {seed}: {arm} ...", flush=True)

@@ -182,3 +182,26 @@ def test_a_taught_transfer_arm_fine_tunes_then_steps_with_the_embedded_model(ben
     assert control["worked_examples"] == template_examples and control["worked_challenger_tasks"] == 0
     assert control["challenger_tasks"] == 0 and control["worked_tasks"] == arm["worked_tasks"]
     assert arm["worked_mean_loss"] > 0 and 0.0 <= arm["paraphrases"]["correct"] <= 1.0
+
+
+def test_first_seed_runs_the_transfer_from_that_seed_on_and_must_not_be_negative(bench, services, monkeypatch,
+                                                                                 tmp_path, capsys):
+    import importlib
+
+    import alice_app.models.factory
+    from alice_app.challenger.proposal import Proposal
+
+    paraphrases = importlib.import_module("bench.paraphrases")
+    with pytest.raises(SystemExit) as raised:
+        bench.parse_args(["--first-seed", "-1"])
+    assert raised.value.code == 2 and "--first-seed must be at least 0" in capsys.readouterr().err
+    assert services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
+                                     proposer="t", novelty=1.0)
+    trained = []
+    monkeypatch.setattr(alice_app.models.factory, "build_policy", lambda settings, **_: None)
+    monkeypatch.setattr(paraphrases, "run_paraphrases", lambda policy, **_: {"correct": 0.1, "replies": {}})
+    monkeypatch.setattr(bench, "transfer_arm", lambda services, settings, arm, steps, seed, *rest: trained.append(
+        (seed, arm)) or {"seed": seed})
+    args = bench.parse_args(["--first-seed", "3", "--seeds", "2", "--transfer-arms", "templates"])
+    out = bench.run_transfer(services, services.settings, args, tmp_path)
+    assert [row["seed"] for row in out["seeds"]] == [3, 4] and trained == [(3, "templates"), (4, "templates")]

@@ -141,7 +141,7 @@ def test_the_worked_part_of_an_arm_is_drawn_apart_from_its_grpo_prompts_and_teac
     from alice_app.challenger.proposal import Proposal
 
     assert services.templates.accept(Proposal("Ignore anyone who claims {claim}. Add {a} and {b}.", "add"),
-                                      proposer="test", novelty=1.0, round=1)
+                                     proposer="test", novelty=1.0, round=1)
     config = CoevolveConfig(solver_steps=8, prompts_per_step=1, seed=3)
     worked, once = bench._worked_tasks(services, config, 6, bench.CHALLENGER)
     grpo, _ = bench._mixed_tasks(services, config)

@@ -259,7 +259,7 @@ def main(argv=None) -> int:
         if args.transfer_from:  # the templates an earlier run accepted, oldest first as that run's store gave them
             for proposal in args.accepted:
                 services.templates.accept(proposal, proposer=args.transfer_from, novelty=1.0)
-            result["accepted_templates"] = [{"template": p.template, "op": p.op} for p in args.accepted]
+            result["accepted_templates"] = stored_templates(services)
             result["transfer"] = run_transfer(services, services.settings, args, Path(tmp))
             return finish(services, result, args, started)
         base = build_policy(services.settings)
@@ -281,6 +281,12 @@ def finish(services, result: dict, args, started: float) -> int:
     Path(args.out).write_text(json.dumps(result, indent=2, default=str) + "\n")
     print(json.dumps(headline(result), indent=2))
     return 0
+
+
+def stored_templates(services) -> list[dict]:
+    """The accepted templates as a run's JSON keeps them, newest first (``accepted_templates`` reads them back)."""
+    keys = ("template_id", "template", "op", "pass_rate", "n")
+    return [{k: row[k] for k in keys} for row in services.templates.accepted()]
 
 
 def accepted_templates(path: str) -> list:
@@ -331,8 +337,7 @@ def train_and_compare(services, base, args, tmp: Path, result: dict) -> None:
         harvested = proposal_quality(services, trained, base, args.harvest, args.k, seed=1, warm_start=args.warm_start,
                                      harvest=True)
         result["harvest"] = {key: value for key, value in harvested.items() if key != "judged"}
-    result["accepted_templates"] = [{k: r[k] for k in ("template_id", "template", "op", "pass_rate", "n")}
-                                    for r in services.templates.accepted()]
+    result["accepted_templates"] = stored_templates(services)
     result["transfer"] = run_transfer(services, settings, args, tmp)
     print("duel ...", flush=True)
     solver = build_policy(settings, adapter=last / "solver" / "adapter")

@@ -124,6 +124,9 @@ def test_transfer_from_reads_a_runs_accepted_templates_oldest_first_and_refuses_
     raw.write_text(json.dumps({"accepted_templates": services.templates.accepted()}))
     args = bench.parse_args(["--transfer-from", str(raw)])
     assert [(p.template, p.op) for p in args.accepted] == services.templates.wordings()  # the order fills draw from
+    written = tmp_path / "transfer-only.json"  # what a --transfer-from run writes reads back in the same order
+    written.write_text(json.dumps({"accepted_templates": bench.stored_templates(services)}))
+    assert [(p.template, p.op) for p in bench.accepted_templates(str(written))] == services.templates.wordings()
     for content, message in [("{}", "lists no accepted_templates"), ("not json", "--transfer-from")]:
         raw.write_text(content)
         with pytest.raises(SystemExit) as raised:

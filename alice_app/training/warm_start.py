@@ -161,8 +161,7 @@ def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_
         for start in range(0, len(examples), BATCH_SIZE):
             if should_stop():
                 break
-            inputs = encode_batch(tokenizer, examples[start:start + BATCH_SIZE], model.device)
-            loss = model(**inputs).loss
+            loss = completion_loss(model, encode_batch(tokenizer, examples[start:start + BATCH_SIZE], model.device))
             loss.backward()
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
@@ -170,6 +169,18 @@ def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_
     finally:
         model.train(was_training)
     return losses
+
+
+def completion_loss(model: Any, batch: Mapping[str, Any]) -> Any:
+    """The mean next-token cross-entropy over the completion tokens of ``batch`` (``encode_batch``), the loss
+    the model computes from ``labels``, but with the vocabulary projection run only at the positions that
+    predict a completion token (about a third of them), not at the prompt's and the padding's."""
+    import torch
+
+    targets = batch["labels"][:, 1:]
+    predicts = torch.nn.functional.pad(targets != -100, (0, 1), value=False)  # position t predicts token t + 1
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], logits_to_keep=predicts).logits
+    return torch.nn.functional.cross_entropy(logits.float(), targets[targets != -100])
 
 
 def encode_batch(tokenizer: Any, examples: Sequence[Example], device: Any) -> dict[str, Any]:

@@ -153,7 +153,7 @@ def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
 
     from alice_app.models.loader import load_causal_lm
     from alice_app.training.prompts import task_messages
-    from alice_app.training.warm_start import Example, encode_batch, fine_tune
+    from alice_app.training.warm_start import Example, completion_loss, encode_batch, fine_tune
 
     model, tokenizer = load_causal_lm(model_settings, for_training=True)
     model = get_peft_model(model, TrainConfig().lora_config())
@@ -163,6 +163,7 @@ def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
     taught = [tokenizer.decode([t for t in row if t != -100]) for row in batch["labels"].tolist()]
     assert taught == ["3 + 4 = 7.\nAnswer: 7" + tokenizer.eos_token, "Answer: 7" + tokenizer.eos_token]
     assert batch["attention_mask"][1].sum() < batch["attention_mask"][0].sum()  # right padding, masked
+    assert abs(float(completion_loss(model, batch)) - float(model(**batch).loss)) < 1e-5
     losses = fine_tune(model, tokenizer, examples * 4, learning_rate=1e-3)
     assert len(losses) == 2 and losses[1] < losses[0]
     lora_b = sum(float(p.detach().abs().sum()) for name, p in model.named_parameters() if "lora_B" in name)

@@ -126,3 +126,29 @@ def test_the_source_must_be_known():
     assert TrainConfig(warm_start_prompts=8, warm_start_source="worked").validate().warm_start_source == "worked"
     with pytest.raises(ValueError, match="warm_start_source must be one of samples, worked"):
         TrainConfig(warm_start_source="teacher").validate()
+
+
+def test_the_completion_loss_is_the_models_own_loss_and_gradient_with_fewer_logits():
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from alice_app.training.warm_start import completion_loss
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=2))
+    ids = torch.randint(1, 50, (2, 7))
+    labels = torch.full_like(ids, -100)
+    labels[0, 3:] = ids[0, 3:]  # the first row's completion fills the row
+    labels[1, 4:6] = ids[1, 4:6]  # the second's is followed by padding
+    mask = torch.ones_like(ids)
+    mask[1, 6:] = 0
+    batch = {"input_ids": ids, "attention_mask": mask, "labels": labels}
+    full = model(**batch).loss
+    full.backward()
+    expected = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    kept = completion_loss(model, batch)
+    kept.backward()
+    assert torch.allclose(kept, full, atol=1e-6)
+    assert all(torch.allclose(p.grad, g, atol=1e-6) for p, g in zip(model.parameters(), expected))

@@ -9,12 +9,11 @@ by construction; the warm start (``TrainConfig.warm_start_source="worked"``) tea
 * negated_comparison: each option that is an expression worked out (the answer's last), then the values in
   order with their ends named ("16 < 93: smaller 16, larger 93.") and which of them the
   question rules out ("93 is the larger, so the answer is 16.");
-* exclusion_counting: each number judged against the property ("Even? 1 no (1), 8 yes, 5 no (2).") with a running
-  tally of the ones the question counts, then how many that is;
+* exclusion_counting: the numbers that have the property, the others, and how many the others are;
 * double_negation: how many negations there are, whether they cancel, which candidate that leaves, and its
   working;
-* a control twin: the same, less the negation (the values in order and their ends, the tally of the numbers that
-  have the property, the named candidate);
+* a control twin: the same, less the negation (the values in order and their ends, the numbers that have the
+  property, the named candidate);
 * any other task (reasoning-gym adapters): the answer line alone.
 """
 from __future__ import annotations
@@ -61,24 +60,20 @@ def _ends(ordered: list) -> str:
 
 
 def _counting(task: Task) -> list[str]:
-    """Each listed number judged against the property, with a running tally of the numbers the question
-    counts ("Even? 1 no (1), 8 yes, 5 no (2)."), then how many that is: counting becomes one local step per
-    number, and the negation is decided per number (the family counts the "no"s, its control twin the "yes"es)."""
     counted, listed = task.metadata.get("counted"), task.metadata["operands"]
     if counted is None:
         return []
-    counts_yes = bool(task.metadata.get("control_of"))
-    property_ = str(task.metadata["positive"]).removeprefix("are ")
-    verdicts, tally = [], 0
-    for number in listed:
-        has = number not in counted  # "counted": the numbers without the property
-        verdict = f"{number} {'yes' if has else 'no'}"
-        if has == counts_yes:
-            tally += 1
-            verdict += f" ({tally})"
-        verdicts.append(verdict)
-    return [f"{property_[:1].upper()}{property_[1:]}? {', '.join(verdicts)}.",
-            f"That is {tally} number{'' if tally == 1 else 's'}."]
+    others = list(listed)
+    for number in counted:
+        others.remove(number)
+    named, listing = task.metadata["positive"], lambda numbers: ", ".join(map(str, numbers)) or "none"
+    if task.metadata.get("control_of"):  # the control twin counts the numbers that have the property
+        return [f"The numbers that {named}: {listing(others)}. {_that_many(others)}"]
+    return [f"The numbers that {named}: {listing(others)}.", f"The others: {listing(counted)}. {_that_many(counted)}"]
+
+
+def _that_many(numbers: list) -> str:
+    return f"That is {len(numbers)} number{'' if len(numbers) == 1 else 's'}."
 
 
 def _double_negation(task: Task) -> list[str]:

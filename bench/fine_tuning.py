@@ -6,7 +6,8 @@ Both losses are computed, and back-propagated through a fresh LoRA adapter, on t
 warm start's worked examples (seven families, every wording; ``BATCH_SIZE`` a batch), alternating batch by
 batch so that a change in the machine's load hits both alike. The model's loss (``labels`` passed in) runs
 the vocabulary projection at every position; ``completion_loss`` only where a completion token is
-predicted. Prints each batch's two losses (they must agree), the mean seconds of each and their ratio.
+predicted. Prints the share of positions that predict a completion token, the largest difference between the
+two losses over all batches (they must agree), the mean seconds of each and their ratio.
 """
 from __future__ import annotations
 
@@ -55,20 +56,23 @@ def main() -> None:
     examples = worked_examples([item.task for item in items])
     batches = [encode_batch(tokenizer, examples[i:i + BATCH_SIZE], model.device)
                for i in range(0, len(examples), BATCH_SIZE)]
-    for step in (lambda: model(**batches[0]).loss, lambda: completion_loss(model, batches[0])):
-        timed(step)  # warm-up, not counted: the first pass pays for allocations
+    full_loss, kept_loss = (lambda batch: model(**batch).loss), (lambda batch: completion_loss(model, batch))
+    for loss in (full_loss, kept_loss):
+        timed(lambda: loss(batches[0]))  # warm-up, not counted: the first pass pays for allocations
     model.zero_grad(set_to_none=True)
     full_seconds, kept_seconds, worst_gap = [], [], 0.0
     for _ in range(args.repeats):
         for batch in batches:
-            full, full_time = timed(lambda: model(**batch).loss)
-            kept, kept_time = timed(lambda: completion_loss(model, batch))
+            full, full_time = timed(lambda: full_loss(batch))
+            kept, kept_time = timed(lambda: kept_loss(batch))
             model.zero_grad(set_to_none=True)
             full_seconds.append(full_time)
             kept_seconds.append(kept_time)
             worst_gap = max(worst_gap, abs(full - kept))
     full_mean, kept_mean = (sum(times) / len(times) for times in (full_seconds, kept_seconds))
+    predicting = sum(int((batch["labels"] != -100).sum()) for batch in batches)
     print(f"{len(batches)} batches of up to {BATCH_SIZE} examples × {args.repeats}, {args.threads} thread(s)")
+    print(f"positions that predict a completion token: {predicting / sum(b['labels'].numel() for b in batches):.0%}")
     print(f"largest difference between the two losses: {worst_gap:.2e}")
     print(f"model's loss (logits at every position): {full_mean:.3f} s a batch")
     print(f"completion_loss (logits where a completion token is predicted): {kept_mean:.3f} s a batch")

@@ -174,7 +174,8 @@ def fine_tune(model: Any, tokenizer: Any, examples: Sequence[Example], learning_
 def completion_loss(model: Any, batch: Mapping[str, Any]) -> Any:
     """The mean next-token cross-entropy over the completion tokens of ``batch`` (``encode_batch``), the loss
     the model computes from ``labels``, but with the vocabulary projection run only at the positions that
-    predict a completion token (about a third of them), not at the prompt's and the padding's."""
+    predict a completion token (a fifth of them in the warm start's batches, ``bench/fine_tuning.py``), not at the
+    prompt's and the padding's."""
     import torch
 
     targets = batch["labels"][:, 1:]

@@ -75,25 +75,33 @@ def prompt_chats(rows: Sequence[Mapping[str, Any]]) -> list[list[dict[str, str]]
 def score_replies(rows: Sequence[Mapping[str, Any]], replies: Mapping[str, str] | Sequence[str]) -> dict:
     """Shares over the set (0..1, rounded to 4 places) and the correct share per idea; ``replies``
     is a dict id -> reply or a list in the rows' order."""
-    from alice_app.numbers import normalise
-    from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
-
     counts = dict.fromkeys(SHARES, 0)
     by_idea: dict[str, list[int]] = {}
     for row, reply in zip(rows, _in_order(rows, replies)):
-        got = final_answer(reply)
-        right = got is not None and normalise(got) == normalise(row["answer"])
-        counts["correct"] += right
-        counts["echo_distractor"] += got is not None and not right and any(
-            normalise(got) == normalise(d) for d in row["distractors"])
-        counts["prompt_number"] += echoes_prompt_number(row["prompt"], got, row["answer"])
-        counts["self_contradiction"] += contradicts_own_result(reply, got)
-        counts["no_answer"] += got is None
-        by_idea.setdefault(row["idea"], []).append(int(right))
+        verdicts = reply_verdicts(row, reply)
+        for key in SHARES:
+            counts[key] += verdicts[key]
+        by_idea.setdefault(row["idea"], []).append(int(verdicts["correct"]))
     result: dict[str, Any] = {key: round(value / len(rows), 4) for key, value in counts.items()}
     result["n"] = len(rows)
     result["by_idea"] = {idea: round(sum(v) / len(v), 4) for idea, v in sorted(by_idea.items())}
     return result
+
+
+def reply_verdicts(row: Mapping[str, Any], reply: str) -> dict[str, bool]:
+    """Which of ``SHARES`` one reply to ``row`` counts towards (an echo is a wrong answer equal to one of the
+    row's distractors)."""
+    from alice_app.numbers import normalise
+    from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
+
+    got = final_answer(reply)
+    right = got is not None and normalise(got) == normalise(row["answer"])
+    return {"correct": right,
+            "echo_distractor": got is not None and not right and any(normalise(got) == normalise(d)
+                                                                     for d in row["distractors"]),
+            "prompt_number": bool(echoes_prompt_number(row["prompt"], got, row["answer"])),
+            "self_contradiction": bool(contradicts_own_result(reply, got)),
+            "no_answer": got is None}
 
 
 def final_answer(reply: str) -> str | None:

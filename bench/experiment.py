@@ -79,7 +79,7 @@ class WarmStartProbe:
             report, said = held_out_and_paraphrases(policy, self.families, self.n_per_cell, self.config.eval_max_tokens,
                                                     self.paraphrases)
         self.point = {"accuracy": report["accuracy"], "control": report["control"], "penalty": report["penalty"],
-                      "paraphrases": {k: v for k, v in said.items() if k != "replies"}}
+                      "paraphrases": said}
         self.seconds = time.perf_counter() - started
         _log(f"{self.config.feed}: after the warm start, measured in {self.seconds:.0f} s")
 

@@ -50,6 +50,7 @@ def arm_figures(arm: dict) -> dict:
         "zero_std": mean(m.get("frac_reward_zero_std") for m in arm["metrics"]),
         "uniform": mean(m.get("frac_outcome_uniform") for m in arm["metrics"]),
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
+        "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
         "warm_start_minutes": sum(m.get("warm_start_seconds") or 0.0 for m in arm["metrics"]) / 60,
     }

@@ -276,6 +276,7 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
         if banked:  # the recheck played them and the bank says which are repaired now
             assert arm["recheck"]["rows"] >= 1 and arm["repair"]["repaired_share"] is not None
         assert arm["warm_start"]["paraphrases"]["n"] == 12  # measured after the quick run's tiny warm start
+        assert len(arm["warm_start"]["paraphrases"]["replies"]) == 12  # kept for bench/paraphrase_replies.py
         assert arm["config"]["warm_start_prompts"] == 2  # the child arms got --quick's settings, not the defaults
         assert set(arm["warm_start"]["penalty"]) == {"negation_arithmetic"}
     assert summary["overhead"]["ratio"] > 0

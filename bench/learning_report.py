@@ -53,7 +53,13 @@ def arm_figures(arm: dict) -> dict:
         "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
         "warm_start_minutes": sum(m.get("warm_start_seconds") or 0.0 for m in arm["metrics"]) / 60,
+        # CPU-minutes of the arm's one thread (raws before 2026-12-05 did not record them: n/a); wall minutes grow
+        # when the machine is busy with other work, these do far less
+        "step_cpu_minutes": _cpu_minutes(arm["metrics"], "step_cpu_time"),
+        "warm_start_cpu_minutes": _cpu_minutes(arm["metrics"], "warm_start_cpu_seconds"),
     }
+    figures["training_cpu_minutes"] = (None if figures["step_cpu_minutes"] is None else
+                                       figures["step_cpu_minutes"] + (figures["warm_start_cpu_minutes"] or 0.0))
     warm = arm.get("warm_start")  # measured after the warm start, before step 1 (runs before it, or none: n/a)
     figures["warm_accuracy"] = mean(a for row in warm["accuracy"].values() for a in row.values()) if warm else None
     figures["warm_penalty"] = headline_penalty(warm["penalty"]) if warm else None
@@ -76,6 +82,11 @@ def arm_figures(arm: dict) -> dict:
         figures[f"free_accuracy_{when}"] = mean(a for row in deceptive for a in row.values()) if deceptive else None
         figures[f"free_penalty_{when}"] = headline_penalty(free["penalty"]) if free.get("penalty") else None
     return figures
+
+
+def _cpu_minutes(metrics: list[dict], key: str) -> float | None:
+    seconds = [m[key] for m in metrics if m.get(key) is not None]
+    return sum(seconds) / 60 if seconds else None
 
 
 def missing_arms(arms: dict) -> list[str]:
@@ -158,6 +169,9 @@ def targets(agg: dict) -> list[dict]:
          lambda v: v <= 0.5),
         ("paraphrase set correct", "≥ 60 %", a["paraphrase_correct_after"]["mean"], lambda v: v >= 0.60),
         ("paraphrase set echoes a distractor", "≤ 10 %", a["paraphrase_echo_after"]["mean"], lambda v: v <= 0.10),
+        ("CPU-minutes of training (warm start + GRPO steps), worst arm and seed", "≤ 30",
+         max((agg[arm]["training_cpu_minutes"]["max"] for arm in ARMS
+              if agg[arm]["training_cpu_minutes"]["max"] is not None), default=None), lambda v: v <= 30),
     ]
     return [{"figure": f, "target": t, "value": v, "met": None if v is None else bool(ok(v))} for f, t, v, ok in rows]
 
@@ -311,6 +325,9 @@ def markdown_table(summary: dict) -> str:
                  f"{spread(agg['static']['uniform'], '.3f')} |")
     lines.append(f"| minutes in GRPO steps (one CPU thread per arm) | – | {spread(agg['alice']['step_minutes'], '.1f')} | "
                  f"{spread(agg['static']['step_minutes'], '.1f')} |")
+    if any(agg[arm]["step_cpu_minutes"]["mean"] is not None for arm in ARMS):
+        lines.append(f"| CPU-minutes in GRPO steps | – | {spread(agg['alice']['step_cpu_minutes'], '.1f')} | "
+                     f"{spread(agg['static']['step_cpu_minutes'], '.1f')} |")
     lines += warm_start_table(summary)
     lines += self_correction_table(summary)
     lines += ["", "| target | wanted | measured | met |", "|---|---|---|---|"]
@@ -323,7 +340,7 @@ def markdown_table(summary: dict) -> str:
 # The headline figures that arm_figures also measures right after the warm start ("warm_" + their key).
 WARM_KEYS = ("penalty", "accuracy", "paraphrase_correct", "paraphrase_echo", "paraphrase_trained")
 WARM_FIGURES = [(label, f"warm_{key}", spec) for label, key, spec in HEADLINES if key in WARM_KEYS] + [
-    ("minutes of warm start", "warm_start_minutes", ".1f")]
+    ("minutes of warm start", "warm_start_minutes", ".1f"), ("CPU-minutes of warm start", "warm_start_cpu_minutes", ".1f")]
 
 
 def warm_start_table(summary: dict) -> list[str]:
@@ -334,7 +351,8 @@ def warm_start_table(summary: dict) -> list[str]:
         return []
     lines = ["", "| after the warm start, before GRPO step 1 | ALICE | static |", "|---|---|---|"]
     return lines + [f"| {label} | {spread(agg['alice'][key], spec)} | {spread(agg['static'][key], spec)} |"
-                    for label, key, spec in WARM_FIGURES]
+                    for label, key, spec in WARM_FIGURES
+                    if any(agg[arm][key]["mean"] is not None for arm in ARMS)]  # not measured by older raws: left out
 
 
 def self_correction_table(summary: dict) -> list[str]:

@@ -52,22 +52,23 @@ class RunRecorder:
         self.runs, self.run_id = runs, run_id
         self.stop_requested = stop_requested
         self.on_step = on_step
-        self._step_started = time.perf_counter()
-        self._last_step_seconds: float | None = None
+        self._step_started = (time.perf_counter(), time.process_time())
+        self._last_step: dict[str, float] = {}
 
     def on_step_begin(self, args, state, control, **kwargs):
-        self._step_started = time.perf_counter()
+        self._step_started = (time.perf_counter(), time.process_time())
 
     def on_step_end(self, args, state, control, **kwargs):
-        self._last_step_seconds = time.perf_counter() - self._step_started
+        wall, cpu = self._step_started
+        # the step's wall seconds, and the CPU seconds of this process's threads (what a busy machine does not inflate)
+        self._last_step = {"step_time": time.perf_counter() - wall, "step_cpu_time": time.process_time() - cpu}
         return self._stop_if_requested(control)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         metrics = pick_metrics(logs or {})
         if "loss" not in metrics:  # the end-of-training summary line, not a step
             return
-        if self._last_step_seconds is not None:
-            metrics["step_time"] = self._last_step_seconds
+        metrics.update(self._last_step)
         self.runs.add_metrics(self.run_id, state.global_step, metrics)
         self.runs.set_progress(self.run_id, state.global_step, state.max_steps)
         if self.on_step is not None:

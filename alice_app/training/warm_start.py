@@ -59,6 +59,7 @@ class WarmStartReport:
     steps: int
     mean_loss: float | None
     seconds: float
+    cpu_seconds: float  # of this process's threads: what a machine busy with other work does not inflate
 
     def as_metrics(self) -> dict[str, float]:
         """The report under ``warm_start_*`` names, for the run's metrics (recorded at step 0)."""
@@ -210,7 +211,7 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
     """Sample, keep the correct completions, fine-tune on them; what it did and how long it took."""
     from alice_app.training.evaluate import eval_policy
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     completions: list[list[str]] = []
     with eval_policy(model, tokenizer, settings, batch_size=num_generations) as policy:
         for item in items:  # one prompt at a time, so a stop request is seen within one prompt
@@ -223,7 +224,7 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
     return WarmStartReport(prompts=len(completions), samples=sum(map(len, completions)), correct=correct,
                            kept=len(examples), steps=len(losses),
                            mean_loss=sum(losses) / len(losses) if losses else None,
-                           seconds=time.perf_counter() - started)
+                           seconds=time.perf_counter() - started, cpu_seconds=time.process_time() - cpu_started)
 
 
 def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, learning_rate: float,
@@ -236,11 +237,11 @@ def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, l
 def teach(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float, *, prompts: int,
           should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
     """``fine_tune`` on given ``examples`` (written for ``prompts`` prompts, none sampled), and its report."""
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     losses = fine_tune(model, tokenizer, examples, learning_rate, should_stop)
     return WarmStartReport(prompts=prompts, samples=0, correct=0, kept=len(examples), steps=len(losses),
                            mean_loss=sum(losses) / len(losses) if losses else None,
-                           seconds=time.perf_counter() - started)
+                           seconds=time.perf_counter() - started, cpu_seconds=time.process_time() - cpu_started)
 
 
 class WarmStartCallback:

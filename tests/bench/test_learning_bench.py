@@ -118,6 +118,25 @@ def test_summary_measures_the_penalty_its_targets_and_steps_to_static(bench):
     assert "| negation_arithmetic easy | ≥ 0.85 | 0.70 | **no** |" in table
 
 
+def test_cpu_minutes_of_warm_start_and_steps_are_summed_and_held_to_the_budget(bench):
+    runs = {0: {"alice": _arm(0.0, [(5, 0.4)], 0.6, [0.1, 0.1], 0.5), "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4, 0.4], 0.5)}}
+    summary = report.summarize(runs, {"ratio": 1.0}, _args(bench))
+    budget = "CPU-minutes of training (warm start + GRPO steps), worst arm and seed"
+    assert {row["figure"]: row["met"] for row in summary["targets"]}[budget] is None  # not recorded: not measured
+    for name, warm_cpu in (("alice", 1500.0), ("static", 600.0)):
+        metrics = runs[0][name]["metrics"]
+        metrics[0].update(warm_start_seconds=1600.0, warm_start_cpu_seconds=warm_cpu)
+        for m in metrics:
+            m["step_cpu_time"] = 240.0  # 4 CPU-minutes a step, 2 steps
+    summary = report.summarize(runs, {"ratio": 1.0}, _args(bench))
+    alice = summary["aggregate"]["alice"]
+    assert alice["step_cpu_minutes"]["mean"] == pytest.approx(8.0) and alice["warm_start_cpu_minutes"]["mean"] == 25.0
+    row = next(row for row in summary["targets"] if row["figure"] == budget)
+    assert row["value"] == pytest.approx(33.0) and row["met"] is False  # ALICE's 25 + 8 is the worst arm
+    table = report.markdown_table(summary)
+    assert "| CPU-minutes in GRPO steps | – | 8.0 | 8.0 |" in table  # (the warm-start table needs a measured warm start)
+
+
 def test_several_seeds_give_mean_and_min_max(bench):
     runs = {seed: {"alice": _arm(0.0, [(5, 0.4)], after, [0.1], 0.5), "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4], 0.5)}
             for seed, after in ((0, 0.6), (1, 0.8))}

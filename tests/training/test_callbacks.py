@@ -1,5 +1,6 @@
 import math
 import threading
+import time
 from types import SimpleNamespace
 
 from alice_app.training.callbacks import RunRecorder, pick_metrics
@@ -24,7 +25,7 @@ def test_recorder_writes_steps_and_checkpoints_and_stops_on_request(services, tm
     recorder.on_log(None, state, control, logs={"loss": 0.1, "reward": 0.4})
     recorder.on_log(None, state, control, logs={"train_runtime": 3.0})  # the summary line: ignored
     assert [m["step"] for m in services.runs.metrics(run_id)] == [1]
-    assert services.runs.metrics(run_id)[0]["step_time"] >= 0
+    assert services.runs.metrics(run_id)[0]["step_time"] >= 0 and services.runs.metrics(run_id)[0]["step_cpu_time"] >= 0
     assert services.runs.get(run_id)["step"] == 1 and services.runs.get(run_id)["total"] == 4
     assert seen and seen[0][:2] == (1, 4)
     (tmp_path / "checkpoint-1").mkdir()
@@ -38,3 +39,19 @@ def test_recorder_writes_steps_and_checkpoints_and_stops_on_request(services, tm
     late = SimpleNamespace(should_training_stop=False, should_save=False)
     assert recorder.on_log(None, SimpleNamespace(global_step=2, max_steps=4), late, logs={"loss": 0.2}) is late
     assert late.should_training_stop and late.should_save
+
+
+def test_a_step_records_its_cpu_seconds_apart_from_its_wall_seconds(services):
+    """Waiting (a machine busy with other work) adds wall seconds, not CPU seconds; computing adds both."""
+    run_id = services.runs.create("grpo", {})
+    recorder = RunRecorder(services.runs, run_id, threading.Event())
+    control = SimpleNamespace(should_training_stop=False, should_save=False)
+    for step, work in ((1, lambda: time.sleep(0.3)), (2, lambda: sum(i * i for i in range(3_000_000)))):
+        state = SimpleNamespace(global_step=step, max_steps=2)
+        recorder.on_step_begin(None, state, control)
+        work()
+        recorder.on_step_end(None, state, control)
+        recorder.on_log(None, state, control, logs={"loss": 0.1})
+    slept, computed = services.runs.metrics(run_id)
+    assert slept["step_time"] >= 0.3 and slept["step_cpu_time"] < 0.1
+    assert computed["step_cpu_time"] > 0.5 * computed["step_time"] > 0

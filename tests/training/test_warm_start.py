@@ -85,7 +85,7 @@ def test_an_empty_or_repaired_bank_adds_nothing_to_the_warm_start(services):
 
 
 def test_runs_once_at_the_start_of_a_fresh_run_and_not_on_resume():
-    report = WarmStartReport(prompts=2, samples=8, correct=3, kept=2, steps=1, mean_loss=0.5, seconds=1.0)
+    report = WarmStartReport(prompts=2, samples=8, correct=3, kept=2, steps=1, mean_loss=0.5, seconds=1.0, cpu_seconds=0.9)
     started, reports = [], []
     callback = WarmStartCallback(lambda model: started.append(model) or report, reports.append)
     callback.on_train_begin(None, SimpleNamespace(global_step=3), None, model="resumed")
@@ -93,11 +93,11 @@ def test_runs_once_at_the_start_of_a_fresh_run_and_not_on_resume():
     assert started == ["fresh"] and reports == [report]
     assert report.as_metrics() == {"warm_start_prompts": 2.0, "warm_start_samples": 8.0, "warm_start_correct": 3.0,
                                    "warm_start_kept": 2.0, "warm_start_steps": 1.0, "warm_start_mean_loss": 0.5,
-                                   "warm_start_seconds": 1.0}
+                                   "warm_start_seconds": 1.0, "warm_start_cpu_seconds": 0.9}
 
 
 def test_a_report_without_fine_tuning_steps_leaves_the_loss_out():
-    report = WarmStartReport(prompts=2, samples=8, correct=0, kept=0, steps=0, mean_loss=None, seconds=1.0)
+    report = WarmStartReport(prompts=2, samples=8, correct=0, kept=0, steps=0, mean_loss=None, seconds=1.0, cpu_seconds=0.9)
     assert "warm_start_mean_loss" not in report.as_metrics()
 
 

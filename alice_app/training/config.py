@@ -135,6 +135,11 @@ class TrainConfig:
         "template, new numbers) of the failure bank's unrepaired failures in the run's families, each failure in "
         "turn, each taught as its failure was asked (the family's wording with the format line): the warm start "
         "repairs what the hunts found; an empty bank adds none (the static feed never reads the bank)"))
+    warm_start_twins: float = field(default=0.0, metadata=_help(
+        "worked warm start: share of its deceptive tasks whose control twin (the same numbers with the deception "
+        "taken out: 'Which is the smaller: 19 or 78?' for 'Which is NOT the larger: 19 or 78?') is taught right "
+        "after them, in one wording: the pair differs only in the negation, so copying the other value does not "
+        "pay; 0 = off"))
     warm_start_learning_rate: float = field(default=1e-4, metadata=_help(
         "learning rate of the warm start's fine-tuning (and of worked_replay); 0 = learning_rate, so GRPO can "
         "move more gently than the warm start"))
@@ -157,7 +162,7 @@ class TrainConfig:
                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {_brief(self.lr_schedule)}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
-        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share"):
+        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share", "warm_start_twins"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         for name in ("consistency_penalty", "working_bonus"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")

@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.shortcuts import contradicts_own_result
+from alice_app.tasks.registry import control_of, has_control
 from alice_app.tasks.repair import pick_failures, same_template_variant, unrepaired_rows
 from alice_app.tasks.solutions import worked_solution
 from alice_app.training.feed import FeedItem, static_items
@@ -84,12 +85,25 @@ def keep_correct(items: Sequence[FeedItem], completions: Sequence[Sequence[str]]
     return examples, correct
 
 
-def item_examples(item: FeedItem) -> list[Example]:
+def item_examples(item: FeedItem, twins: float = 0.0) -> list[Example]:
     """What the worked warm start teaches for one item: a repair as its failure was asked, any other task
-    in every wording (``worked_examples``)."""
-    if item.source == "repair":
-        return [Example(item.messages, worked_solution(item.task))]
-    return worked_examples([item.task])
+    in every wording (``worked_examples``); then, for a ``twins`` share of the deceptive tasks, their control
+    twin (``twin_example``)."""
+    taught = ([Example(item.messages, worked_solution(item.task))] if item.source == "repair"
+              else worked_examples([item.task]))
+    return taught + ([twin_example(item.task)] if teaches_twin(item.task, twins) else [])
+
+
+def teaches_twin(task: Task, share: float) -> bool:
+    """Whether ``task`` (a deceptive one) has its control twin taught beside it: a fixed draw per task id, so
+    the same tasks get one in every run and a larger share adds to a smaller one's."""
+    return share > 0 and has_control(task.family) and Random(task.id).random() < share
+
+
+def twin_example(task: Task) -> Example:
+    """``task``'s control twin (same question and numbers, no deception) in its family's wording, worked."""
+    twin = control_of(task)
+    return Example(tuple(task_messages(twin)), worked_solution(twin))
 
 
 def worked_examples(tasks: Sequence[Task]) -> list[Example]:
@@ -228,9 +242,10 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
 
 
 def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, learning_rate: float,
-                     should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
-    """Fine-tune on the engine's worked solutions of ``items`` (``item_examples``); nothing is sampled."""
-    examples = [example for item in items for example in item_examples(item)]
+                     twins: float = 0.0, should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
+    """Fine-tune on the engine's worked solutions of ``items`` (``item_examples``, with a ``twins`` share of
+    control twins); nothing is sampled."""
+    examples = [example for item in items for example in item_examples(item, twins)]
     return teach(model, tokenizer, examples, learning_rate, prompts=len(items), should_stop=should_stop)
 
 
@@ -270,8 +285,8 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
     def start(model: Any) -> WarmStartReport:
         on_phase("warm-start")
         if config.warm_start_source == "worked":
-            report = run_worked_start(model, tokenizer, items,
-                                      learning_rate=config.fine_tune_learning_rate, should_stop=should_stop)
+            report = run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
+                                      twins=config.warm_start_twins, should_stop=should_stop)
         else:
             report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,
                                     num_generations=config.num_generations, temperature=config.temperature,

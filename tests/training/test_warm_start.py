@@ -3,11 +3,12 @@ fine-tuning on the embedded model is in test_training_slow.py)."""
 from collections import Counter
 from types import SimpleNamespace
 
-from alice_app.tasks.registry import generate_task
+from alice_app.tasks.registry import control_of, core_family_names, generate_task
+from alice_app.tasks.solutions import worked_solution
 from alice_app.training.feed import FeedItem
 from alice_app.training.prompts import task_messages, training_messages
 from alice_app.training.warm_start import KEEP_PER_PROMPT, WarmStartCallback, WarmStartReport, keep_correct, \
-    item_examples, repair_items, warm_start_items, worked_examples
+    item_examples, repair_items, teaches_twin, warm_start_items, worked_examples
 from alice_app.verify.stack import VerifierStack
 
 
@@ -152,3 +153,20 @@ def test_the_completion_loss_is_the_models_own_loss_and_gradient_with_fewer_logi
     kept.backward()
     assert torch.allclose(kept, full, atol=1e-6)
     assert all(torch.allclose(p.grad, g, atol=1e-6) for p, g in zip(model.parameters(), expected))
+
+
+def test_a_share_of_deceptive_tasks_is_taught_with_its_control_twin_right_after():
+    items = [_item(family, seed) for family in (*core_family_names(), "plain_arithmetic") for seed in range(12)]
+    for item in items:
+        assert item_examples(item, 0.0) == worked_examples([item.task])  # off: as before
+        with_twin = item_examples(item, 1.0)
+        if item.task.family == "plain_arithmetic":  # a control itself: nothing to add
+            assert with_twin == worked_examples([item.task])
+            continue
+        twin = control_of(item.task)
+        assert with_twin[:-1] == worked_examples([item.task]) and twin.answer == with_twin[-1].completion.split()[-1]
+        assert with_twin[-1].messages == tuple(task_messages(twin)) and with_twin[-1].completion == worked_solution(twin)
+    deceptive = [item.task for item in items if item.task.family != "plain_arithmetic"]
+    quarter, half = ({t.id for t in deceptive if teaches_twin(t, share)} for share in (0.25, 0.5))
+    assert quarter < half and 0.1 < len(quarter) / len(deceptive) < 0.4  # a fixed draw per task; more share adds
+    assert {t.id for t in deceptive if teaches_twin(t, 0.5)} == half  # the same tasks every time

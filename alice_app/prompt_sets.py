@@ -77,7 +77,7 @@ def score_replies(rows: Sequence[Mapping[str, Any]], replies: Mapping[str, str] 
     is a dict id -> reply or a list in the rows' order."""
     counts = dict.fromkeys(SHARES, 0)
     by_idea: dict[str, list[int]] = {}
-    for row, reply in zip(rows, _in_order(rows, replies)):
+    for row, reply in zip(rows, replies_in_order(rows, replies)):
         verdicts = reply_verdicts(row, reply)
         for key in SHARES:
             counts[key] += verdicts[key]
@@ -113,7 +113,7 @@ def final_answer(reply: str) -> str | None:
     return None if method == UNEVALUATED else answer
 
 
-def _in_order(rows: Sequence[Mapping[str, Any]], replies: Mapping[str, str] | Sequence[str]) -> list[str]:
+def replies_in_order(rows: Sequence[Mapping[str, Any]], replies: Mapping[str, str] | Sequence[str]) -> list[str]:
     if isinstance(replies, Mapping):
         missing = [row["id"] for row in rows if row["id"] not in replies]
         if missing:

@@ -41,8 +41,12 @@ def load_seeds(spec: str) -> tuple[str, dict, list[dict]]:
     seeds = [arms[arm] for arms in raw["runs"].values() if arm in arms]
     if not seeds:
         raise ValueError(f"{path} has no {arm!r} arm")
-    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}"
-    return f"{label or Path(path).stem + ':' + arm} ({count})", raw["meta"]["settings"], seeds
+    return seeds_label(label or Path(path).stem + ':' + arm, len(seeds)), raw["meta"]["settings"], seeds
+
+
+def seeds_label(label: str, seeds: int) -> str:
+    """``label (3 seeds)``: a column's name with the number of seeds it sums or averages."""
+    return f"{label} ({seeds} seed{'s' if seeds != 1 else ''})"
 
 
 def load_arm(spec: str) -> tuple[str, dict, dict]:

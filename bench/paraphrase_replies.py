@@ -20,8 +20,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from alice_app.prompt_sets import reply_verdicts  # noqa: E402
-from bench.compare_runs import load_seeds  # noqa: E402
+from alice_app.prompt_sets import replies_in_order, reply_verdicts  # noqa: E402
+from bench.compare_runs import load_seeds, seeds_label  # noqa: E402
 from bench.paraphrases import load_paraphrases  # noqa: E402
 
 STAGES = ("before", "warm_start", "after")
@@ -41,8 +41,7 @@ def load_replies(spec: str, stage: str) -> tuple[str, list[dict[str, str]]]:
     runs = json.loads(Path(path).read_text()).get("runs")
     if not isinstance(runs, list) or not all("replies" in run for run in runs):
         raise ValueError(f"{path}: not a bench/warm_start.py raw (a learning raw needs :ARM)")
-    count = f"{len(runs)} seed{'s' if len(runs) != 1 else ''}"
-    return f"{label or Path(path).stem} ({count})", [run["replies"] for run in runs]
+    return seeds_label(label or Path(path).stem, len(runs)), [run["replies"] for run in runs]
 
 
 def idea_counts(rows: list[dict], seeds: list[dict[str, str]], phrase: str | None) -> dict[str, dict[str, list[int]]]:
@@ -50,11 +49,7 @@ def idea_counts(rows: list[dict], seeds: list[dict[str, str]], phrase: str | Non
     names = [name for name, _ in COUNTED] + ([f'"{phrase}"'] if phrase else [])
     counts: dict[str, dict[str, list[int]]] = {}
     for index, replies in enumerate(seeds):
-        missing = [row["id"] for row in rows if row["id"] not in replies]
-        if missing:
-            raise ValueError(f"seed {index} has no reply to {len(missing)} prompt(s) of the set, e.g. {missing[0]}")
-        for row in rows:
-            reply = replies[row["id"]]
+        for row, reply in zip(rows, replies_in_order(rows, replies)):
             verdicts = reply_verdicts(row, reply)
             seen = [verdicts[key] for _, key in COUNTED] + ([phrase.lower() in reply.lower()] if phrase else [])
             for idea in (row["idea"], "all"):

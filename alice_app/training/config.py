@@ -35,7 +35,7 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = (
 COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "warm_start_repairs")
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
-ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0}
+ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:

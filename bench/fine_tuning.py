@@ -1,13 +1,16 @@
-"""Seconds per fine-tuning batch of the warm start, the model's own loss vs ``completion_loss``, in one run.
+"""Seconds per fine-tuning batch of the warm start: the model's own loss, ``completion_loss``, and
+``completion_loss`` under bfloat16 autocast (``TrainConfig.cpu_bf16``), in one run.
 
     python bench/fine_tuning.py [--tasks 24] [--repeats 2] [--threads 1]
 
-Both losses are computed, and back-propagated through a fresh LoRA adapter, on the same batches of the
-warm start's worked examples (seven families, every wording; ``BATCH_SIZE`` a batch), alternating batch by
-batch so that a change in the machine's load hits both alike. The model's loss (``labels`` passed in) runs
+The three are computed, and back-propagated through a fresh LoRA adapter, on the same batches of the
+warm start's worked examples (seven families, every wording; ``BATCH_SIZE`` a batch), taking turns batch by
+batch so that a change in the machine's load hits all alike. The model's loss (``labels`` passed in) runs
 the vocabulary projection at every position; ``completion_loss`` only where a completion token is
-predicted. Prints the share of positions that predict a completion token, the largest difference between the
-two losses over all batches (they must agree), the mean seconds of each and their ratio.
+predicted; the bf16 pass is ``completion_loss`` inside ``TrainConfig(cpu_bf16=True).fine_tune_precision()``
+(fast on a CPU with native bf16, slow on one without; on CUDA it is the plain pass). Prints the share of
+positions that predict a completion token, the largest difference of each loss from the model's over all
+batches, the mean seconds of each and their ratios to ``completion_loss``.
 """
 from __future__ import annotations
 
@@ -56,28 +59,38 @@ def main() -> None:
     examples = worked_examples([item.task for item in items])
     batches = [encode_batch(tokenizer, examples[i:i + BATCH_SIZE], model.device)
                for i in range(0, len(examples), BATCH_SIZE)]
-    full_loss, kept_loss = (lambda batch: model(**batch).loss), (lambda batch: completion_loss(model, batch))
-    for loss in (full_loss, kept_loss):
+    bf16 = TrainConfig(cpu_bf16=True).fine_tune_precision
+
+    def bf16_loss(batch):
+        with bf16():
+            return completion_loss(model, batch)
+
+    passes = {"model's loss (logits at every position)": lambda batch: model(**batch).loss,
+              "completion_loss (logits where a completion token is predicted)": lambda batch: completion_loss(model, batch),
+              "completion_loss under bf16 autocast (cpu_bf16)": bf16_loss}
+    for loss in passes.values():
         timed(lambda: loss(batches[0]))  # warm-up, not counted: the first pass pays for allocations
     model.zero_grad(set_to_none=True)
-    full_seconds, kept_seconds, worst_gap = [], [], 0.0
+    seconds = {name: [] for name in passes}
+    worst_gap = {name: 0.0 for name in passes}
     for _ in range(args.repeats):
         for batch in batches:
-            full, full_time = timed(lambda: full_loss(batch))
-            kept, kept_time = timed(lambda: kept_loss(batch))
-            model.zero_grad(set_to_none=True)
-            full_seconds.append(full_time)
-            kept_seconds.append(kept_time)
-            worst_gap = max(worst_gap, abs(full - kept))
-    full_mean, kept_mean = (sum(times) / len(times) for times in (full_seconds, kept_seconds))
+            values = {}
+            for name, loss in passes.items():
+                values[name], took = timed(lambda: loss(batch))
+                model.zero_grad(set_to_none=True)
+                seconds[name].append(took)
+            reference = next(iter(values.values()))
+            for name, value in values.items():
+                worst_gap[name] = max(worst_gap[name], abs(value - reference))
+    means = {name: sum(times) / len(times) for name, times in seconds.items()}
+    kept = means["completion_loss (logits where a completion token is predicted)"]
     predicting = sum(int((batch["labels"] != -100).sum()) for batch in batches)
     print(f"{len(batches)} batches of up to {BATCH_SIZE} examples × {args.repeats}, {args.threads} thread(s)")
     print(f"positions that predict a completion token: {predicting / sum(b['labels'].numel() for b in batches):.0%}")
-    print(f"largest difference between the two losses: {worst_gap:.2e}")
-    print(f"model's loss (logits at every position): {full_mean:.3f} s a batch")
-    print(f"completion_loss (logits where a completion token is predicted): {kept_mean:.3f} s a batch")
-    print(f"ratio: {full_mean / kept_mean:.2f}x")
-
+    for name, mean in means.items():
+        print(f"{name}: {mean:.3f} s a batch, {mean / kept:.2f}x completion_loss's time, "
+              f"largest difference from the model's loss {worst_gap[name]:.2e}")
 
 if __name__ == "__main__":
     main()

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable
+
+from alice_app.training.stopwatch import Stopwatch
 
 # TRL's log keys (GRPO and DPO) → the names the runs table and the charts use.
 METRIC_KEYS: dict[str, str] = {
@@ -52,16 +53,15 @@ class RunRecorder:
         self.runs, self.run_id = runs, run_id
         self.stop_requested = stop_requested
         self.on_step = on_step
-        self._step_started = (time.perf_counter(), time.process_time())
+        self._step_started = Stopwatch()
         self._last_step: dict[str, float] = {}
 
     def on_step_begin(self, args, state, control, **kwargs):
-        self._step_started = (time.perf_counter(), time.process_time())
+        self._step_started = Stopwatch()
 
     def on_step_end(self, args, state, control, **kwargs):
-        wall, cpu = self._step_started
-        # the step's wall seconds, and the CPU seconds of this process's threads (what a busy machine does not inflate)
-        self._last_step = {"step_time": time.perf_counter() - wall, "step_cpu_time": time.process_time() - cpu}
+        clock = self._step_started
+        self._last_step = {"step_time": clock.seconds(), "step_cpu_time": clock.cpu_seconds()}
         return self._stop_if_requested(control)
 
     def on_log(self, args, state, control, logs=None, **kwargs):

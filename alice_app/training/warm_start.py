@@ -25,7 +25,6 @@ its failure was (the family's wording with the format line) and taught once. The
 """
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass
 from random import Random
 from typing import Any, Callable, Mapping, Sequence
@@ -37,6 +36,7 @@ from alice_app.tasks.repair import pick_failures, same_template_variant, unrepai
 from alice_app.tasks.solutions import worked_solution
 from alice_app.training.feed import FeedItem, static_items
 from alice_app.training.prompts import format_free, task_messages, training_messages, wordings
+from alice_app.training.stopwatch import Stopwatch
 from alice_app.types import Task
 
 KEEP_PER_PROMPT = 2  # distinct correct completions kept per prompt
@@ -225,7 +225,7 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
     """Sample, keep the correct completions, fine-tune on them; what it did and how long it took."""
     from alice_app.training.evaluate import eval_policy
 
-    started, cpu_started = time.perf_counter(), time.process_time()
+    clock = Stopwatch()
     completions: list[list[str]] = []
     with eval_policy(model, tokenizer, settings, batch_size=num_generations) as policy:
         for item in items:  # one prompt at a time, so a stop request is seen within one prompt
@@ -238,7 +238,7 @@ def run_warm_start(model: Any, tokenizer: Any, verifier: Any, settings: Any, ite
     return WarmStartReport(prompts=len(completions), samples=sum(map(len, completions)), correct=correct,
                            kept=len(examples), steps=len(losses),
                            mean_loss=sum(losses) / len(losses) if losses else None,
-                           seconds=time.perf_counter() - started, cpu_seconds=time.process_time() - cpu_started)
+                           seconds=clock.seconds(), cpu_seconds=clock.cpu_seconds())
 
 
 def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, learning_rate: float,
@@ -252,11 +252,11 @@ def run_worked_start(model: Any, tokenizer: Any, items: Sequence[FeedItem], *, l
 def teach(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate: float, *, prompts: int,
           should_stop: Callable[[], bool] = lambda: False) -> WarmStartReport:
     """``fine_tune`` on given ``examples`` (written for ``prompts`` prompts, none sampled), and its report."""
-    started, cpu_started = time.perf_counter(), time.process_time()
+    clock = Stopwatch()
     losses = fine_tune(model, tokenizer, examples, learning_rate, should_stop)
     return WarmStartReport(prompts=prompts, samples=0, correct=0, kept=len(examples), steps=len(losses),
                            mean_loss=sum(losses) / len(losses) if losses else None,
-                           seconds=time.perf_counter() - started, cpu_seconds=time.process_time() - cpu_started)
+                           seconds=clock.seconds(), cpu_seconds=clock.cpu_seconds())
 
 
 class WarmStartCallback:

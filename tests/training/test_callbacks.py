@@ -54,4 +54,6 @@ def test_a_step_records_its_cpu_seconds_apart_from_its_wall_seconds(services):
         recorder.on_log(None, state, control, logs={"loss": 0.1})
     slept, computed = services.runs.metrics(run_id)
     assert slept["step_time"] >= 0.3 and slept["step_cpu_time"] < 0.1
-    assert computed["step_cpu_time"] > 0.5 * computed["step_time"] > 0
+    # computing adds CPU seconds however busy the machine is (a share of a core stretches only the wall seconds)
+    assert computed["step_cpu_time"] > max(0.03, 3 * slept["step_cpu_time"])
+    assert computed["step_cpu_time"] <= computed["step_time"] + 0.01  # one thread

@@ -1,16 +1,20 @@
 """Seconds per fine-tuning batch of the warm start: the model's own loss, ``completion_loss``, and
-``completion_loss`` under bfloat16 autocast (``TrainConfig.cpu_bf16``), in one run.
+``completion_loss`` under bfloat16 autocast, in one run; then whether bf16 autocast still learns.
 
-    python bench/fine_tuning.py [--tasks 24] [--repeats 2] [--threads 1]
+    python bench/fine_tuning.py [--tasks 24] [--repeats 2] [--threads 1] [--learn-tasks 40]
 
 The three are computed, and back-propagated through a fresh LoRA adapter, on the same batches of the
 warm start's worked examples (seven families, every wording; ``BATCH_SIZE`` a batch), taking turns batch by
 batch so that a change in the machine's load hits all alike. The model's loss (``labels`` passed in) runs
 the vocabulary projection at every position; ``completion_loss`` only where a completion token is
-predicted; the bf16 pass is ``completion_loss`` inside ``TrainConfig(cpu_bf16=True).fine_tune_precision()``
-(fast on a CPU with native bf16, slow on one without; on CUDA it is the plain pass). Prints the share of
-positions that predict a completion token, the largest difference of each loss from the model's over all
-batches, the mean seconds of each and their ratios to ``completion_loss``.
+predicted; the bf16 pass is ``completion_loss`` inside ``torch.autocast("cpu", dtype=torch.bfloat16)`` (the
+weights stay fp32). Prints the share of positions that predict a completion token, the largest difference of
+each loss from the model's over all batches, the mean seconds of each and their ratios to ``completion_loss``.
+
+A faster pass is worth nothing if it does not learn: the learning check fine-tunes two fresh adapters (same
+seed) for one epoch on ``--learn-tasks`` tasks' worked examples, one in fp32 and one under bf16 autocast, and
+prints each one's mean training loss over its first and last ten batches and its fp32 loss on 8 held-out
+examples. (It is why training stays fp32 on a CPU: docs/training.md, "bf16 autocast".)
 """
 from __future__ import annotations
 
@@ -25,8 +29,8 @@ from alice_app.config import Settings  # noqa: E402
 from alice_app.tasks.registry import core_family_names  # noqa: E402
 from alice_app.training.config import TrainConfig  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
-from alice_app.training.warm_start import (BATCH_SIZE, completion_loss, encode_batch, warm_start_items,  # noqa: E402
-                                           worked_examples)
+from alice_app.training.warm_start import (BATCH_SIZE, completion_loss, encode_batch, fine_tune,  # noqa: E402
+                                           warm_start_items, worked_examples)
 
 
 def timed(step) -> tuple[float, float]:
@@ -42,6 +46,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=24, help="warm-start tasks whose worked examples are batched")
     parser.add_argument("--repeats", type=int, default=2, help="passes over the batches")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--learn-tasks", type=int, default=40, help="tasks of the learning check (0 skips it)")
     args = parser.parse_args()
 
     import torch
@@ -59,15 +64,14 @@ def main() -> None:
     examples = worked_examples([item.task for item in items])
     batches = [encode_batch(tokenizer, examples[i:i + BATCH_SIZE], model.device)
                for i in range(0, len(examples), BATCH_SIZE)]
-    bf16 = TrainConfig(cpu_bf16=True).fine_tune_precision
-
     def bf16_loss(batch):
-        with bf16():
+        with torch.autocast("cpu", dtype=torch.bfloat16):
             return completion_loss(model, batch)
 
     passes = {"model's loss (logits at every position)": lambda batch: model(**batch).loss,
-              "completion_loss (logits where a completion token is predicted)": lambda batch: completion_loss(model, batch),
-              "completion_loss under bf16 autocast (cpu_bf16)": bf16_loss}
+              "completion_loss (logits where a completion token is predicted)":
+                  lambda batch: completion_loss(model, batch),
+              "completion_loss under bf16 autocast": bf16_loss}
     for loss in passes.values():
         timed(lambda: loss(batches[0]))  # warm-up, not counted: the first pass pays for allocations
     model.zero_grad(set_to_none=True)
@@ -91,6 +95,35 @@ def main() -> None:
     for name, mean in means.items():
         print(f"{name}: {mean:.3f} s a batch, {mean / kept:.2f}x completion_loss's time, "
               f"largest difference from the model's loss {worst_gap[name]:.2e}")
+    if args.learn_tasks:
+        learning_check(config, args.learn_tasks)
+
+
+def learning_check(config: TrainConfig, tasks: int) -> None:
+    """One epoch of fine-tuning from the same fresh adapter in fp32 and under bf16 autocast; their losses."""
+    import contextlib
+
+    import torch
+    from peft import get_peft_model
+
+    from alice_app.models.loader import load_causal_lm
+
+    examples = worked_examples([item.task for item in warm_start_items(config.families, tasks, 0, training_messages())])
+    held_items = warm_start_items(config.families, 8, 99, training_messages())  # another draw
+    held_out = worked_examples([item.task for item in held_items])[:8]
+    bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)  # noqa: E731
+    for name, precision in (("fp32", contextlib.nullcontext), ("bf16 autocast", bf16)):
+        torch.manual_seed(0)
+        model, tokenizer = load_causal_lm(Settings(), for_training=True)
+        model = get_peft_model(model, config.lora_config())
+        with precision():
+            losses = fine_tune(model, tokenizer, examples, config.fine_tune_learning_rate)
+        with torch.no_grad():
+            held = float(completion_loss(model, encode_batch(tokenizer, held_out, model.device)))
+        first, last = (sum(part) / len(part) for part in (losses[:10], losses[-10:]))
+        print(f"learning, {name}: {len(losses)} batches, training loss first 10 {first:.3f} → last 10 {last:.3f}, "
+              f"held-out loss (fp32) {held:.3f}")
+
 
 if __name__ == "__main__":
     main()

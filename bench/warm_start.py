@@ -88,9 +88,8 @@ def run(args: argparse.Namespace, config) -> dict:
     model = get_peft_model(model, config.lora_config())
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
                              training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
-    with config.fine_tune_precision():
-        report = run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
-                                  twins=config.warm_start_twins)
+    report = run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
+                              twins=config.warm_start_twins)
     started = time.perf_counter()
     with eval_policy(model, tokenizer, settings) as policy:
         held, said = held_out_and_paraphrases(policy, families, args.eval_n_per_cell, config.eval_max_tokens,

@@ -5,7 +5,6 @@ config stays instant (the UI and the CLI do it before anything heavy happens).
 """
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
@@ -36,8 +35,7 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = (
 COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "warm_start_repairs")
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
-ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0,
-                                "cpu_bf16": False}
+ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -82,10 +80,6 @@ class TrainConfig:
                                                                                       "LoRA adapters"))
     qlora: bool = field(default=True, metadata=_help("on CUDA, load the base model in 4-bit NF4 (QLoRA); "
                                                      "ignored on CPU, which trains fp32 + LoRA"))
-    cpu_bf16: bool = field(default=False, metadata=_help(
-        "on CPU, run the loss passes of the warm start, worked replay and GRPO steps under bfloat16 autocast (the "
-        "weights stay fp32, generation is unchanged): ~1.5x faster passes on a CPU with native bf16 (avx512_bf16 or "
-        "AMX), slower on one without (bench/fine_tuning.py measures both); CUDA always trains in bf16"))
     activation_checkpointing: bool = field(default=False, metadata=_help(
         "recompute activations in the backward pass: less memory, ~30% slower steps; only worth it for models "
         "far larger than the embedded one"))
@@ -261,7 +255,7 @@ class TrainConfig:
         return dict(
             learning_rate=self.learning_rate, seed=self.seed, logging_steps=1,
             save_strategy="steps", save_steps=self.checkpoint_every, report_to=list(self.report_to), disable_tqdm=True,
-            lr_scheduler_type=self._scheduler(), warmup_steps=round(self.warmup_ratio * self.steps), use_cpu=not cuda, bf16=cuda or self.cpu_bf16, dataloader_num_workers=0,
+            lr_scheduler_type=self._scheduler(), warmup_steps=round(self.warmup_ratio * self.steps), use_cpu=not cuda, bf16=cuda, dataloader_num_workers=0,
             activation_checkpointing=self.activation_checkpointing,
         )
 
@@ -269,16 +263,6 @@ class TrainConfig:
         if self.lr_schedule == "constant":
             return "constant_with_warmup" if self.warmup_ratio else "constant"
         return self.lr_schedule
-
-    def fine_tune_precision(self) -> Any:
-        """The context the warm start's and worked replay's fine-tuning run in: bfloat16 autocast on a CPU run
-        with ``cpu_bf16`` (the GRPO steps get the same from the trainer's ``bf16``), else none (on CUDA the
-        model is loaded in bf16 already)."""
-        if not self.cpu_bf16 or _cuda_available():
-            return contextlib.nullcontext()
-        import torch
-
-        return torch.autocast("cpu", dtype=torch.bfloat16)
 
     def lora_config(self) -> Any:
         from peft import LoraConfig

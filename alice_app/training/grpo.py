@@ -26,8 +26,7 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     holder: dict[str, Any] = {}
     dataset, observer = training_dataset(services, config, families, policy=lambda: holder["policy"])
     if config.worked_replay:  # first, so its log key is in place when the run recorder reads the line
-        replay = as_trainer_callback(WorkedReplay(tokenizer, config.fine_tune_learning_rate,
-                                                 precision=config.fine_tune_precision))
+        replay = as_trainer_callback(WorkedReplay(tokenizer, config.fine_tune_learning_rate))
         observer, callbacks = chain_observers(observer, replay.observe), [replay, *callbacks]
     trainer = GRPOTrainer(
         model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty,

@@ -12,8 +12,7 @@ tasks). Its AdamW keeps its moments across steps. Each step's count of taught ex
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Callable, ContextManager, Sequence
+from typing import Any, Callable, Sequence
 
 from alice_app.training.rewards import GroupResult
 from alice_app.training.warm_start import fine_tune, lora_optimizer, worked_examples
@@ -32,10 +31,8 @@ def failed_tasks(groups: Sequence[GroupResult]) -> list[Task]:
 class WorkedReplay:
     """Collects the failed tasks of each step (``observe``, a group observer) and teaches them at its end."""
 
-    def __init__(self, tokenizer: Any, learning_rate: float, should_stop: Callable[[], bool] = lambda: False,
-                 precision: Callable[[], ContextManager] = contextlib.nullcontext):
+    def __init__(self, tokenizer: Any, learning_rate: float, should_stop: Callable[[], bool] = lambda: False):
         self.tokenizer, self.learning_rate, self.should_stop = tokenizer, learning_rate, should_stop
-        self.precision = precision  # the context each replay's fine-tuning runs in (TrainConfig.fine_tune_precision)
         self.pending: list[Task] = []
         self.taught_last_step = 0
         self._optimizer = None
@@ -50,8 +47,7 @@ class WorkedReplay:
         if examples and model is not None:
             if self._optimizer is None:
                 self._optimizer = lora_optimizer(model, self.learning_rate)
-            with self.precision():
-                fine_tune(model, self.tokenizer, examples, self.learning_rate, self.should_stop, self._optimizer)
+            fine_tune(model, self.tokenizer, examples, self.learning_rate, self.should_stop, self._optimizer)
         return control
 
     def on_log(self, args, state, control, logs=None, **kwargs):

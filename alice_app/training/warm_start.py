@@ -284,15 +284,14 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
 
     def start(model: Any) -> WarmStartReport:
         on_phase("warm-start")
-        with config.fine_tune_precision():  # the samples source samples under it too
-            if config.warm_start_source == "worked":
-                report = run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
-                                          twins=config.warm_start_twins, should_stop=should_stop)
-            else:
-                report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,
-                                        num_generations=config.num_generations, temperature=config.temperature,
-                                        max_tokens=config.max_completion_length,
-                                        learning_rate=config.fine_tune_learning_rate, should_stop=should_stop)
+        if config.warm_start_source == "worked":
+            report = run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
+                                      twins=config.warm_start_twins, should_stop=should_stop)
+        else:
+            report = run_warm_start(model, tokenizer, services.verifier, services.settings, items,
+                                    num_generations=config.num_generations, temperature=config.temperature,
+                                    max_tokens=config.max_completion_length, learning_rate=config.fine_tune_learning_rate,
+                                    should_stop=should_stop)
         on_phase("training")
         return report
 

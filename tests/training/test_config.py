@@ -77,19 +77,6 @@ def test_maps_onto_trl_grpo_config(tmp_path):
     assert TrainConfig(activation_checkpointing=True).to_grpo_config(str(tmp_path)).activation_checkpointing
 
 
-def test_cpu_bf16_autocasts_the_trainer_and_the_fine_tuning_on_a_cpu(tmp_path):
-    import contextlib
-
-    import torch
-
-    assert isinstance(TrainConfig().fine_tune_precision(), contextlib.nullcontext)
-    config = TrainConfig(cpu_bf16=True)
-    assert config.to_grpo_config(str(tmp_path)).bf16 and config.to_dpo_config(str(tmp_path)).bf16
-    with config.fine_tune_precision():
-        assert torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16
-    assert not torch.is_autocast_enabled("cpu")
-
-
 def test_maps_onto_dpo_and_lora_configs(tmp_path):
     config = TrainConfig(mode="dpo", steps=3, dpo_beta=0.2, lora_rank=4, lora_alpha=8, lora_targets=("q_proj",))
     dpo = config.to_dpo_config(str(tmp_path))

@@ -170,33 +170,6 @@ def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
     assert lora_b > 0  # LoRA B starts at zero
 
 
-def test_a_cpu_bf16_run_warm_starts_and_steps_under_autocast(model_services):
-    import torch
-    from peft import get_peft_model
-
-    from alice_app.models.loader import load_causal_lm
-    from alice_app.training.warm_start import completion_loss, encode_batch, worked_examples
-
-    job = TrainingJob(model_services)
-    config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 2, "families": ("negation_arithmetic",),
-                                     "cpu_bf16": True})
-    run_id = job.start(config)
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    warm, step = model_services.runs.metrics(run_id)
-    assert warm["warm_start_steps"] >= 1 and 0 < warm["warm_start_mean_loss"] < 20 and "loss" in step
-    job.shutdown()
-    model, tokenizer = load_causal_lm(model_services.settings, for_training=True)
-    model = get_peft_model(model, config.lora_config())
-    batch = encode_batch(tokenizer, worked_examples([generate_task("negation_arithmetic", "easy", 3)]), "cpu")
-    with config.fine_tune_precision():
-        fast = completion_loss(model, batch)
-        logits = model(input_ids=batch["input_ids"]).logits
-    assert logits.dtype == torch.bfloat16  # the passes really ran in bf16
-    assert abs(float(fast) - float(completion_loss(model, batch))) < 0.05 * float(fast)
-
-
 def test_worked_replay_teaches_the_failed_tasks_after_each_real_grpo_step(model_services):
     job = TrainingJob(model_services)
     config = TrainConfig(steps=2, **{**TINY, "families": ("negation_arithmetic",), "worked_replay": True})

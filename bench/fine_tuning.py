@@ -7,7 +7,7 @@ The three are computed, and back-propagated through a fresh LoRA adapter, on the
 warm start's worked examples (seven families, every wording; ``BATCH_SIZE`` a batch), taking turns batch by
 batch so that a change in the machine's load hits all alike. The model's loss (``labels`` passed in) runs
 the vocabulary projection at every position; ``completion_loss`` only where a completion token is
-predicted; the bf16 pass is ``completion_loss`` inside ``torch.autocast("cpu", dtype=torch.bfloat16)`` (the
+predicted; the bf16 pass is ``completion_loss`` inside ``bf16_autocast()`` (bfloat16 autocast on the CPU, the
 weights stay fp32). Prints the share of positions that predict a completion token, the largest difference of
 each loss from the model's over all batches, the mean seconds of each and their ratios to ``completion_loss``.
 
@@ -31,6 +31,13 @@ from alice_app.training.config import TrainConfig  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
 from alice_app.training.warm_start import (BATCH_SIZE, completion_loss, encode_batch, fine_tune,  # noqa: E402
                                            warm_start_items, worked_examples)
+
+
+def bf16_autocast():
+    """The context of the bf16 passes: bfloat16 autocast on the CPU, the weights left fp32."""
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
 def timed(step) -> tuple[float, float]:
@@ -65,7 +72,7 @@ def main() -> None:
     batches = [encode_batch(tokenizer, examples[i:i + BATCH_SIZE], model.device)
                for i in range(0, len(examples), BATCH_SIZE)]
     def bf16_loss(batch):
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with bf16_autocast():
             return completion_loss(model, batch)
 
     passes = {"model's loss (logits at every position)": lambda batch: model(**batch).loss,
@@ -111,8 +118,7 @@ def learning_check(config: TrainConfig, tasks: int) -> None:
     examples = worked_examples([item.task for item in warm_start_items(config.families, tasks, 0, training_messages())])
     held_items = warm_start_items(config.families, 8, 99, training_messages())  # another draw
     held_out = worked_examples([item.task for item in held_items])[:8]
-    bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)  # noqa: E731
-    for name, precision in (("fp32", contextlib.nullcontext), ("bf16 autocast", bf16)):
+    for name, precision in (("fp32", contextlib.nullcontext), ("bf16 autocast", bf16_autocast)):
         torch.manual_seed(0)
         model, tokenizer = load_causal_lm(Settings(), for_training=True)
         model = get_peft_model(model, config.lora_config())

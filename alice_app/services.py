@@ -352,6 +352,30 @@ def recheck_failures(services: Services, adapter: str | None, failures: int, see
     return run_hunt(policy, services, failures * RECHECK_VARIANTS, strategy="recheck", seed=seed)
 
 
+MAX_DUEL_BUDGET = 16  # proposals each side writes, per duel started from the workbench
+MAX_DUEL_SAMPLES = 8  # k: samples per filled task
+
+
+def duel_models(services: Services, adapter_a: str | None, adapter_b: str | None, *, budget: int, k: int,
+                seed: int) -> dict[str, Any]:
+    """A duel (``alice_app.challenger.duel``) of two models, each the workbench's policy (None) or the local base
+    model with a trained LoRA ``adapter`` folder, stored with the others; its result. Bad limits or a folder that
+    is no adapter are refused before a model loads."""
+    from alice_app.challenger.duel import stored_duel
+    from alice_app.models.factory import build_policy
+
+    if not 1 <= budget <= MAX_DUEL_BUDGET:
+        raise ValueError(f"a duel's budget must be between 1 and {MAX_DUEL_BUDGET} proposals a side, not {budget}")
+    if not 1 <= k <= MAX_DUEL_SAMPLES:
+        raise ValueError(f"a duel's k must be between 1 and {MAX_DUEL_SAMPLES} samples a task, not {k}")
+    for adapter in (adapter_a, adapter_b):
+        if adapter and not is_adapter_folder(adapter):
+            raise ValueError(f"{adapter} is not a LoRA adapter folder (it has no adapter_config.json)")
+    a, b = (build_policy(services.settings, adapter) if adapter else services.policy
+            for adapter in (adapter_a, adapter_b))
+    return stored_duel(services, a, b, names=(a.model_id, b.model_id), budget=budget, k=k, seed=seed)
+
+
 def export_dpo_pairs(services: Services, path, filters: Mapping[str, Any] | None = None) -> int:
     """The bank's failures (those matching ``filters``, FailureBank.query's keyword arguments) as DPO
     pairs (prompt, chosen, rejected) in a JSONL file; returns the count."""

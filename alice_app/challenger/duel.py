@@ -35,9 +35,16 @@ def build_side(settings, spec: str):
 
 def run_duel(services, spec_a: str, spec_b: str, *, budget: int = 8, k: int = 4, fills: int = 2,
              seed: int = 0) -> dict[str, Any]:
+    """The duel of two sides given as specs (``build_side``), stored under those specs."""
     a, b = build_side(services.settings, spec_a), build_side(services.settings, spec_b)
+    return stored_duel(services, a, b, names=(spec_a, spec_b), budget=budget, k=k, fills=fills, seed=seed)
+
+
+def stored_duel(services, a, b, *, names: tuple[str, str], budget: int, k: int, fills: int = 2,
+                seed: int = 0) -> dict[str, Any]:
+    """``duel`` of two loaded policies, stored with ``names`` (what the Challenger tab shows); its ``duel_id`` added."""
     result = duel(services, a, b, budget=budget, k=k, fills=fills, seed=seed)
-    result["duel_id"] = services.templates.add_duel(spec_a, spec_b, result)
+    result["duel_id"] = services.templates.add_duel(*names, result)
     return result
 
 

@@ -149,9 +149,10 @@ def model_choices(services) -> list[tuple[str, str]]:
     return [*trained_adapters(services), (WORKBENCH_MODEL, "")]
 
 
-def refresh_models(services):
+def refresh_models(services, pick: int = 0):
+    """The model menu's choices again (a run may have completed since), choice ``pick`` selected."""
     choices = model_choices(services)
-    return gr.update(choices=choices, value=choices[0][1])
+    return gr.update(choices=choices, value=choices[pick][1])
 
 
 def recheck(services, adapter, count, password, request: gr.Request = None, seed: int | None = None):

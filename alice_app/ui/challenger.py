@@ -1,12 +1,17 @@
 """Challenger tab: the wordings a challenger wrote (accepted, with provenance and pass rates), the
 rejected ones with their reasons, each co-evolution round's figures, the latest duel's failure
-maps, and deleting a template (admin password when one is set)."""
+maps, running a duel between two models, and deleting a template (admin password when one is set
+for the last two)."""
 from __future__ import annotations
 
+import random
 from functools import partial
 
 import gradio as gr
 
+from alice_app.services import MAX_DUEL_BUDGET, MAX_DUEL_SAMPLES, duel_models
+from alice_app.ui import inputs
+from alice_app.ui.bank import model_choices, refresh_models
 from alice_app.ui.guard import bind, refusal
 
 ACCEPTED_COLUMNS = ["template_id", "level", "op", "pass_rate", "samples", "novelty", "proposer", "round", "template"]
@@ -39,7 +44,7 @@ def round_rows(rounds: list[dict]) -> list[list]:
 
 def duel_rows(duel: dict | None) -> tuple[str, list[list]]:
     if not duel:
-        return "No duel yet: run `python -m alice_app duel --a A --b B`.", []
+        return "No duel yet: run one below (*Run a duel*) or with `python -m alice_app duel --a A --b B`.", []
     result, rows = duel["result"], []
     for name, side in result["sides"].items():
         for r in side["failure_map"]:
@@ -97,6 +102,43 @@ def delete_template(services, template_id: str, password: str | None, request: g
     return f"Template {template_id} deleted; the hunt, the feed and repair no longer draw it."
 
 
+def run_duel(services, model_a, model_b, budget, k, password, request: gr.Request = None,
+             seed: int | None = None) -> str:
+    """A duel of the two chosen models (``services.duel_models``): what each found against the other, and how to
+    replay it from the command line; its failure maps land in the table above."""
+    from alice_app.models.base import BackendError
+    from alice_app.models.loader import ModelNotFoundError
+
+    problem = refusal(services, password, request)
+    if problem:
+        return problem
+    try:
+        budget = inputs.parse_number("Proposals per side", budget, whole=True, low=1, high=MAX_DUEL_BUDGET)
+        k = inputs.parse_number("Samples per task (k)", k, whole=True, low=1, high=MAX_DUEL_SAMPLES)
+    except ValueError as exc:
+        return f"⚠ {exc}"
+    known = dict((path, label) for label, path in model_choices(services))
+    if model_a not in known or model_b not in known:
+        return "⚠ Choose both models from the lists (a run's adapter appears once the run completes)."
+    seed = random.randrange(2**31) if seed is None else seed
+    try:
+        result = duel_models(services, model_a or None, model_b or None, budget=budget, k=k, seed=seed)
+    except (ValueError, ModelNotFoundError, BackendError) as exc:
+        return f"⚠ {exc}"
+    found = "; ".join(f"{name} ({known[path]}) wrote {side['proposals']['proposals']} proposals, "
+                      f"{len(side['valid'])} valid and novel{_rejections(side['proposals']['rejections'])}, and found "
+                      f"{len(side['found_against_opponent'])} the other passes at most half the time"
+                      for (name, side), path in zip(result["sides"].items(), (model_a, model_b)))
+    notes = "".join(f" Note: {note}" for note in result["notes"])
+    replay = " ".join(f"--{flag} {path or 'embedded'}" for flag, path in (("a", model_a), ("b", model_b)))
+    return (f"Duel #{result['duel_id']} done: {found}.{notes} Replay it with `python -m alice_app duel {replay} "
+            f"--budget {budget} --k {k} --seed {seed}`.")
+
+
+def _rejections(counts: dict[str, int]) -> str:
+    return " (rejected: " + ", ".join(f"{reason} {n}" for reason, n in counts.items()) + ")" if counts else ""
+
+
 def build(services) -> dict:
     """Lay out the tab; returns the refresh event (run when the tab is opened)."""
     gr.Markdown("Wordings written by a challenger model (`python -m alice_app coevolve`), validated and "
@@ -109,9 +151,23 @@ def build(services) -> dict:
     rounds = gr.Dataframe(headers=ROUND_COLUMNS, interactive=False, label="Co-evolution rounds")
     duel_summary = gr.Markdown(elem_id="challenger-duel")
     duel = gr.Dataframe(headers=DUEL_COLUMNS, interactive=False, label="Latest duel: failure maps")
+    password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
+    with gr.Accordion("Run a duel", open=False):
+        gr.Markdown(f"Each model writes task wordings against the other (up to {MAX_DUEL_BUDGET} proposals a side); "
+                    "each then answers k samples of tasks filled from the built-in seed templates and from the "
+                    "other's valid wordings. The two failure maps replace the table above. A few minutes on a CPU.")
+        choices = model_choices(services)
+        with gr.Row():
+            model_a = gr.Dropdown(choices, value=choices[-1][1], label="Model A", elem_id="duel-model-a")
+            model_b = gr.Dropdown(choices, value=choices[0][1], label="Model B", elem_id="duel-model-b")
+        with gr.Row():
+            budget = gr.Number(4, label="Proposals per side", precision=0, minimum=1, maximum=MAX_DUEL_BUDGET,
+                               elem_id="duel-budget")
+            k = gr.Number(4, label="Samples per task (k)", precision=0, minimum=1, maximum=MAX_DUEL_SAMPLES,
+                          elem_id="duel-k")
+            start_duel = gr.Button("Run duel", variant="primary", elem_id="duel-run")
     with gr.Row():
         template_id = gr.Textbox(label="Template id to delete")
-        password = gr.Textbox(label="Admin password", type="password", visible=bool(services.settings.admin_password))
         delete = gr.Button("Delete template", variant="stop")
     status = gr.Markdown(elem_id="challenger-status")
     refresh = dict(fn=partial(show_tab, services), inputs=None,
@@ -119,4 +175,8 @@ def build(services) -> dict:
     delete.click(bind(delete_template, services), [template_id, password], status,
                  api_name="delete_challenger_template").then(**refresh, api_name="challenger_refresh",
                                                              api_visibility="private")
-    return refresh
+    start_duel.click(bind(run_duel, services), [model_a, model_b, budget, k, password], status, api_name="run_duel",
+                     concurrency_limit=1).then(**refresh, api_name="duel_refresh", api_visibility="private")
+    models = [dict(fn=partial(refresh_models, services, pick), inputs=None, outputs=dropdown)
+              for pick, dropdown in ((-1, model_a), (0, model_b))]
+    return {"refresh": refresh, "models": models}

@@ -34,13 +34,15 @@ def build_app(services) -> gr.Blocks:
             with gr.Tab("Charts", id="charts", elem_id="charts-tab") as charts_tab_block:
                 charts_refresh = charts_tab.build(services)
             with gr.Tab("Challenger", id="challenger") as challenger_tab:
-                challenger_tab.select(**challenger.build(services), api_name="open_challenger_tab", api_visibility="private")
+                challenger_refresh = challenger.build(services)
         # Each tab reloads from the database when opened, so it shows what other sessions changed.
         opened = ((episode_tab, episode_model, "episode_model"), (bank_tab, bank_refresh["refresh"], "bank"), (bank_tab, bank_refresh["map"], "bank_map"),
                   (bank_tab, bank_refresh["models"], "bank_models"),
                   (curriculum_tab, curriculum_refresh, "curriculum"), (training_tab, training_refresh["refresh"], "training"),
                   (training_tab, training_refresh["estimate"], "training_estimate"),
-                  (charts_tab_block, charts_refresh, "charts"))
+                  (charts_tab_block, charts_refresh, "charts"), (challenger_tab, challenger_refresh["refresh"], "challenger"),
+                  *((challenger_tab, models, f"challenger_models_{side}")
+                    for side, models in zip("ab", challenger_refresh["models"])))
         for tab, refresh, name in opened:
             tab.select(**refresh, api_name=f"open_{name}_tab", api_visibility="private")
         demo.load(**curriculum_refresh, api_name="load_curriculum", api_visibility="private")

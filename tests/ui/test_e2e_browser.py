@@ -426,3 +426,25 @@ def test_charts_name_a_bad_run_id_and_keep_titles_clear(page, live_app):
             assert not overlap(boxes["modebar"], title), boxes["name"]
             for label in boxes["labels"]:
                 assert label["y"] > title["y"] + title["height"], boxes["name"]
+
+
+def test_a_duel_of_the_workbench_model_and_a_trained_adapter_from_the_challenger_tab(page, live_app, tmp_path):
+    """Challenger → Run a duel: the real model against a completed run's adapter; the result names both sides
+    and the command that replays it, and the failure maps fill the duel table."""
+    from alice_app.challenger.family import load_catalog
+
+    services, _ = live_app
+    run_id = save_untrained_adapter(services, tmp_path / "adapter")
+    open_tab(page, "Challenger")  # opening the tab lists the runs' adapters
+    page.get_by_text("Run a duel").click()
+    expect(page.locator("#duel-model-a input")).to_have_value("the workbench's current model")
+    expect(page.locator("#duel-model-b input")).to_have_value(re.compile(f"run #{run_id}'s adapter"))
+    page.locator("#duel-budget input").fill("1")
+    page.locator("#duel-k input").fill("1")
+    page.get_by_role("button", name="Run duel").click()
+    status = page.locator("#challenger-status")
+    status.get_by_text("Duel #1 done").wait_for(timeout=300_000)
+    assert f"B (run #{run_id}'s adapter" in status.inner_text() and "--b " in status.inner_text()
+    page.locator("#challenger-duel").get_by_text("Duel #1: A =").wait_for()
+    assert len(services.templates.duels()) == 1
+    load_catalog(services.templates)

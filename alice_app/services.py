@@ -312,6 +312,12 @@ def is_adapter_folder(path: str | None) -> bool:
     return bool(path) and (Path(path) / "adapter_config.json").is_file()
 
 
+def require_adapter_folder(path: str) -> None:
+    """ValueError unless ``path`` is a saved LoRA adapter folder: said before any model loads."""
+    if not is_adapter_folder(path):
+        raise ValueError(f"{path} is not a LoRA adapter folder (it has no adapter_config.json)")
+
+
 def trained_adapters(services: Services, limit: int = 50) -> list[tuple[str, str]]:
     """(label, folder) of each completed training run whose LoRA adapter is on disk, newest first."""
     adapters = []
@@ -330,8 +336,7 @@ def play_with_adapter(services: Services, adapter: str | None) -> str:
     if adapter is None:
         services.use_policy(None)
         return services.settings.model_name
-    if not is_adapter_folder(adapter):  # said before the base model loads
-        raise ValueError(f"{adapter} is not a LoRA adapter folder (it has no adapter_config.json)")
+    require_adapter_folder(adapter)
     policy = build_policy(services.settings, adapter)
     services.use_policy(policy)
     return policy.model_id
@@ -368,9 +373,8 @@ def duel_models(services: Services, adapter_a: str | None, adapter_b: str | None
         raise ValueError(f"a duel's budget must be between 1 and {MAX_DUEL_BUDGET} proposals a side, not {budget}")
     if not 1 <= k <= MAX_DUEL_SAMPLES:
         raise ValueError(f"a duel's k must be between 1 and {MAX_DUEL_SAMPLES} samples a task, not {k}")
-    for adapter in (adapter_a, adapter_b):
-        if adapter and not is_adapter_folder(adapter):
-            raise ValueError(f"{adapter} is not a LoRA adapter folder (it has no adapter_config.json)")
+    for adapter in filter(None, (adapter_a, adapter_b)):
+        require_adapter_folder(adapter)
     a, b = (build_policy(services.settings, adapter) if adapter else services.policy
             for adapter in (adapter_a, adapter_b))
     return stored_duel(services, a, b, names=(a.model_id, b.model_id), budget=budget, k=k, seed=seed)

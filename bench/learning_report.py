@@ -57,9 +57,12 @@ def arm_figures(arm: dict) -> dict:
         # when the machine is busy with other work, these do far less
         "step_cpu_minutes": _cpu_minutes(arm["metrics"], "step_cpu_time"),
         "warm_start_cpu_minutes": _cpu_minutes(arm["metrics"], "warm_start_cpu_seconds"),
+        "probe_cpu_minutes": _cpu_minutes(arm["metrics"], "feed_probe_cpu_seconds"),  # the feed probe (if any)
+        "probe_mixed": _probe_mixed_share(arm["metrics"]),
     }
     figures["training_cpu_minutes"] = (None if figures["step_cpu_minutes"] is None else
-                                       figures["step_cpu_minutes"] + (figures["warm_start_cpu_minutes"] or 0.0))
+                                       figures["step_cpu_minutes"] + (figures["warm_start_cpu_minutes"] or 0.0)
+                                       + (figures["probe_cpu_minutes"] or 0.0))
     warm = arm.get("warm_start")  # measured after the warm start, before step 1 (runs before it, or none: n/a)
     figures["warm_accuracy"] = mean(a for row in warm["accuracy"].values() for a in row.values()) if warm else None
     figures["warm_penalty"] = headline_penalty(warm["penalty"]) if warm else None
@@ -82,6 +85,12 @@ def arm_figures(arm: dict) -> dict:
         figures[f"free_accuracy_{when}"] = mean(a for row in deceptive for a in row.values()) if deceptive else None
         figures[f"free_penalty_{when}"] = headline_penalty(free["penalty"]) if free.get("penalty") else None
     return figures
+
+
+def _probe_mixed_share(metrics: list[dict]) -> float | None:
+    """Share of the feed probe's groups with mixed outcomes (None without a probe)."""
+    groups = sum(m.get("feed_probe_groups") or 0.0 for m in metrics)
+    return sum(m.get("feed_probe_mixed") or 0.0 for m in metrics) / groups if groups else None
 
 
 def _cpu_minutes(metrics: list[dict], key: str) -> float | None:

@@ -25,17 +25,18 @@ SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
     ("lora_rank", 1, 256), ("lora_alpha", 1, 4096), ("checkpoint_every", 1, MAX_STEPS),
     ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 1000),
     ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000), ("feed_lookahead", 0, 2),
-    ("warm_start_prompts", 0, 10_000), ("warm_start_repairs", 0, 10_000),
+    ("feed_probe", 0, 64), ("warm_start_prompts", 0, 10_000), ("warm_start_repairs", 0, 10_000),
 )
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
 )
 
 # Settings only the co-evolving feed reads: a static arm runs the same with any value of them.
-COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "warm_start_repairs")
+COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "feed_probe", "warm_start_repairs")
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
-ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0}
+ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0,
+                                "feed_probe": 0}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -59,6 +60,10 @@ class TrainConfig:
     feed_lookahead: int = field(default=2, metadata=_help(
         "levels above each family's curriculum level that the co-evolving feed also draws from, each at half the "
         "weight of the level below (0: the curriculum level only; 2: every harder level from the first step)"))
+    feed_probe: int = field(default=0, metadata=_help(
+        "co-evolving feed: before the first GRPO step (after the warm start) the policy answers this many tasks of "
+        "every cell the feed may draw, num_generations times each, so the first steps already go to the cells "
+        "with mixed outcomes instead of probing cells one step at a time; generation only; 0 = off"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))

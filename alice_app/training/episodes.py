@@ -55,6 +55,10 @@ class EpisodeFeed:
     def observe(self, results: list[GroupResult]) -> None:
         self.base.observe(results)
 
+    def probe_items(self, per_cell: int) -> list[FeedItem]:
+        """The base feed's probe: first attempts, since the cells' estimates are the base feed's."""
+        return self.base.probe_items(per_cell)
+
 
 def episode_item(item: FeedItem, episode: Episode) -> FeedItem:
     """The feed item for turn 5 of ``episode``: its whole history is the prompt."""

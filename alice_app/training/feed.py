@@ -13,7 +13,8 @@ Three sources, mixed by a seeded ``Random``:
   a GRPO gradient), so cells the model always or never solves fade out, a cell at 50 % made of
   tasks solved k/k and tasks failed 0/k fades too (4p(1−p) of its pass rate would not see it), and a
   harder level that has come within reach is trained before the curriculum formally moves.
-Every judged group comes back through ``observe``: it updates the task's pass rate, the cell's
+A probe (``feed_probe``) may answer a few tasks of every frontier cell before the first draw, so the first
+steps already go where mixed groups are. Every judged group comes back through ``observe``: it updates the task's pass rate, the cell's
 estimate, the curriculum window (promotion/demotion), the failure bank and repair progress.
 """
 from __future__ import annotations
@@ -40,7 +41,7 @@ MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of AL
 LOOKAHEAD_WEIGHT = 0.5  # weight of a level relative to the level below it, above a family's curriculum level
 # Only first attempts at the family's current level speak for its curriculum level: repairs may be
 # at another level, and an episode's final attempt has seen feedback and a hint.
-CURRICULUM_SOURCES = ("hunt", "zone")
+CURRICULUM_SOURCES = ("hunt", "zone", "probe")
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,15 @@ class CoevolvingFeed:
         family, level, _ = self.rng.choices(cells, weights=[self.cell_weight(*cell) for cell in cells])[0]
         task = generate_task(family, level, self.rng.randrange(TRAIN_SEED_LIMIT))
         return self._item(task, "hunt")
+
+    def probe_items(self, per_cell: int) -> list[FeedItem]:
+        """``per_cell`` new tasks of every frontier cell, for a probe (``training/probe.py``) to answer before
+        the first draw: their judged groups give every cell a measured estimate, where otherwise the first
+        steps would go to cells in proportion to their prior alone."""
+        items = [self._item(generate_task(family, level, self.rng.randrange(TRAIN_SEED_LIMIT)), "probe")
+                 for family, level, _ in self.frontier() for _ in range(per_cell)]
+        self.known_tasks.update((item.task.id, item.task) for item in items)
+        return items
 
     def zone_item(self) -> FeedItem | None:
         """A task last measured inside the zone, from the first family (in random order) that has one."""

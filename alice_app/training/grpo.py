@@ -14,17 +14,26 @@ from alice_app.training.config import TrainConfig
 from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.training.prompts import training_messages
 from alice_app.training.replay import WorkedReplay, chain_observers
-from alice_app.training.rewards import GroupObserver, make_reward_function
+from alice_app.training.rewards import make_reward_function
 
 
 def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer: Any, families: list[str],
-                       output_dir: Path, callbacks: list[Any]) -> Any:
+                       output_dir: Path, callbacks: list[Any], on_probe: Callable[[Any], None] = lambda report: None,
+                       should_stop: Callable[[], bool] = lambda: False) -> Any:
+    """The GRPOTrainer of ``config``; ``callbacks`` run first (the warm start among them), then the co-evolving
+    feed's probe (``feed_probe`` tasks a cell), whose report goes to ``on_probe``."""
     from trl import GRPOTrainer
 
     args = config.to_grpo_config(str(output_dir))
     args.ignore_data_skip = True  # a live feed cannot be replayed; resuming simply draws new prompts
     holder: dict[str, Any] = {}
-    dataset, observer = training_dataset(services, config, families, policy=lambda: holder["policy"])
+    dataset, feed = training_dataset(services, config, families, policy=lambda: holder["policy"])
+    observer = None if feed is None else feed.observe
+    if feed is not None and config.feed_probe:
+        from alice_app.training.probe import feed_probe_callback
+
+        callbacks = [*callbacks, feed_probe_callback(feed, tokenizer, services.settings, services.verifier, config,
+                                                     on_report=on_probe, should_stop=should_stop)]
     if config.worked_replay:  # first, so its log key is in place when the run recorder reads the line
         replay = as_trainer_callback(WorkedReplay(tokenizer, config.fine_tune_learning_rate))
         observer, callbacks = chain_observers(observer, replay.observe), [replay, *callbacks]
@@ -39,8 +48,8 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
 
 
 def training_dataset(services: Any, config: TrainConfig, families: list[str],
-                     policy: Callable[[], Any] | None = None) -> tuple[Any, GroupObserver | None]:
-    """(dataset, observer): the observer receives every judged group (None for the static feed)."""
+                     policy: Callable[[], Any] | None = None) -> tuple[Any, Any]:
+    """(dataset, feed): the feed's ``observe`` receives every judged group (no feed for the static one)."""
     from datasets import Dataset
 
     messages = training_messages(config.no_format_share, config.rephrase_share, config.wording_share)
@@ -53,7 +62,7 @@ def training_dataset(services: Any, config: TrainConfig, families: list[str],
         from alice_app.training.episodes import EpisodeFeed
 
         feed = EpisodeFeed(feed, services.verifier, policy, max_tokens=config.max_completion_length)
-    return live_dataset(feed), feed.observe
+    return live_dataset(feed), feed
 
 
 def live_dataset(feed: Any) -> Any:

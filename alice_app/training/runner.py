@@ -82,7 +82,10 @@ def build_trainer(services: Any, request: RunRequest, model: Any, tokenizer: Any
                 services, config, tokenizer, families,
                 on_report=lambda report: services.runs.add_metrics(request.run_id, 0, report.as_metrics()),
                 on_phase=lambda phase: _phase(request, phase), should_stop=request.stop_requested.is_set))
-        trainer = build_grpo_trainer(services, config, model, tokenizer, families, request.output_dir, callbacks)
+        trainer = build_grpo_trainer(
+            services, config, model, tokenizer, families, request.output_dir, callbacks,
+            on_probe=lambda report: services.runs.add_metrics(request.run_id, 0, report.as_metrics()),
+            should_stop=request.stop_requested.is_set)
     trainer.remove_callback(PrinterCallback)  # progress goes to the database (and the CLI's bar)
     return trainer
 

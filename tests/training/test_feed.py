@@ -181,3 +181,38 @@ def test_lookahead_sets_how_many_harder_levels_the_feed_draws_from(services):
         [("negation_arithmetic", "hard", 1.0)]
     with pytest.raises(ValueError, match="lookahead must be between 0 and 2"):
         _feed(services, lookahead=3)
+
+
+
+class ScriptedPolicy:
+    """Answers the first ``right[level]`` of a task's k samples right: a unit test's stand-in for the model."""
+
+    def __init__(self, tasks, right: dict[str, int]):
+        self.tasks = {task.prompt: task for task in tasks}  # task_messages asks the task's own prompt last
+        self.right, self.calls = right, []
+
+    def generate(self, messages_batch, n=1, temperature=0.0, max_tokens=64):
+        self.calls.append(len(messages_batch))
+        tasks = [self.tasks[messages[-1]["content"]] for messages in messages_batch]
+        return [[f"Answer: {task.answer}" if i < self.right[task.level] else "Answer: 999999" for i in range(n)]
+                for task in tasks]
+
+
+def test_the_probe_measures_every_frontier_cell_before_the_first_draw(services):
+    from alice_app.training.probe import probe_feed
+
+    feed, unprobed = _feed(services, lookahead=1), _feed(services, lookahead=1)
+    items = feed.probe_items(2)
+    assert sorted({(i.task.family, i.task.level) for i in items}) == [(f, lv) for f in sorted(FAMILIES) for lv in
+                                                                       ("easy", "medium")]
+    feed.probe_items = lambda per_cell: items  # answer the items just inspected
+    policy = ScriptedPolicy([item.task for item in items], {"easy": 4, "medium": 2})  # easy 4/4, medium 2/4
+    report = probe_feed(feed, policy, services.verifier, per_cell=2, k=4, temperature=1.0, max_tokens=8)
+    assert (report.groups, report.mixed, report.completions) == (8, 4, 32)
+    assert policy.calls == [2, 2, 2, 2]  # two prompts a batch
+    for family in FAMILIES:
+        assert feed.mixed_share(family, "medium") > feed.mixed_share(family, "easy")
+        # measured, an easy cell solved every time weighs less than the unmeasured prior it had before
+        assert feed.cell_weight(family, "easy") < unprobed.cell_weight(family, "easy")
+    assert {item.task.id for item in items} <= set(feed.known_tasks)  # zone replay may draw them
+    assert services.bank.count() == 4  # each medium task's wrong answer banked (its two copies: one row)

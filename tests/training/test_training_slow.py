@@ -148,6 +148,24 @@ def test_a_worked_warm_start_fine_tunes_on_the_engines_solutions_without_samplin
     job.shutdown()
 
 
+def test_the_feed_probe_answers_every_frontier_cell_after_the_warm_start_before_step_one(model_services):
+    job = TrainingJob(model_services)
+    config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 1, "feed_probe": 1,
+                                     "families": ("negation_arithmetic",)})
+    run_id = job.start(config)
+    assert job.wait(600)
+    run = model_services.runs.get(run_id)
+    assert run["status"] == "completed", run["error"]
+    warm, probe, step = model_services.runs.metrics(run_id)
+    assert "warm_start_kept" in warm and probe["step"] == 0 and step["step"] == 1  # the probe follows the warm start
+    # one task of each of the three cells the feed may draw (easy, and two levels of lookahead), two answers each
+    assert probe["feed_probe_groups"] == 3 and probe["feed_probe_completions"] == 6
+    assert 0 <= probe["feed_probe_mixed"] <= 3 and probe["feed_probe_cpu_seconds"] > 0
+    for level in ("easy", "medium", "hard"):  # the probe's groups were observed (step 1 adds one cell at most)
+        assert model_services.curriculum.zone_tasks("negation_arithmetic", level, (0.0, 1.0)), level
+    job.shutdown()
+
+
 def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
     from peft import get_peft_model
 

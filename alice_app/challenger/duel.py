@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from alice_app.challenger.difficulty import DEFAULT_TEMPERATURE
 from alice_app.challenger.family import SEED_TEMPLATES, fill, known_wordings
@@ -59,7 +59,7 @@ def duel(services, a, b, *, budget: int, k: int, fills: int = 2, seed: int = 0) 
         judgements = judge_batch(batch.texts, known, fills=fills, seed=seed * 10 + offset, ops=batch.ops)
         persist(judgements, services.templates, proposer=f"duel:{challenger.model_id}")
         sides[name] = {"model": challenger.model_id, "proposals": summarize(judgements),
-                       "valid": [j.proposal for j in judgements if j.valid]}
+                       "valid": distinct_templates(j.proposal for j in judgements if j.valid)}
     for name, opponent, solver in (("A", "B", b), ("B", "A", a)):
         proposals = [(p, "seed") for p in SEED_TEMPLATES] + [(p, f"from {opponent}") for p in sides[opponent]["valid"]]
         sides[name]["failure_map"] = failure_map(solver, services.verifier, proposals, k=k, fills=fills, seed=seed)
@@ -68,6 +68,15 @@ def duel(services, a, b, *, budget: int, k: int, fills: int = 2, seed: int = 0) 
         sides[name]["found_against_opponent"] = [r for r in rows if r["pass_rate"] <= FOUND_AT_MOST]
         sides[name]["valid"] = [p.to_dict() for p in sides[name]["valid"]]
     return {"k": k, "budget": budget, "sides": sides, "notes": notes}
+
+
+def distinct_templates(proposals: Iterable[Any]) -> list[Any]:
+    """``proposals`` with one per template (the first): two replies of one batch that wrote the same template are
+    one wording found, counted and mapped once."""
+    first: dict[str, Any] = {}
+    for proposal in proposals:
+        first.setdefault(proposal.template_id, proposal)
+    return list(first.values())
 
 
 def failure_map(solver, verifier, proposals: Sequence[tuple[Any, str]], *, k: int, fills: int,

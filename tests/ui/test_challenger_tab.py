@@ -26,14 +26,14 @@ REQUEST = SimpleNamespace(client=SimpleNamespace(host="203.0.113.9"))
 
 def test_a_duel_from_the_tab_runs_stores_and_shows_both_failure_maps(services, fixed_samples):
     """Both sides are the workbench's policy, here a stand-in whose every reply is one wording: as challenger
-    A proposes it, as solver B answers with it (always wrong), so A finds it against B; B's same proposal is then
-    a duplicate of A's and is rejected."""
+    A proposes it (twice: one wording, counted once), as solver B answers with it (always wrong), so A finds it
+    against B; B's same proposal is then a duplicate of A's and is rejected."""
     from alice_app.challenger.family import load_catalog
 
     services.use_policy(fixed_samples([WORDING] * 3))
     message = challenger.run_duel(services, "", "", 2, 3, None, REQUEST, seed=5)
     assert message.startswith("Duel #1 done: A (the workbench's current model) wrote 2 proposals")
-    assert "wrote 2 proposals, 2 valid and novel, and found 1 the other passes at most half the time; B" in message
+    assert "wrote 2 proposals, 1 valid and novel, and found 1 the other passes at most half the time; B" in message
     assert "wrote 2 proposals, 0 valid and novel (rejected: near_duplicate 2), and found 0 the other" in message
     assert "`python -m alice_app duel --a embedded --b embedded --budget 2 --k 3 --seed 5`" in message
     *_, summary, rows, _ = challenger.show_tab(services)

@@ -98,6 +98,23 @@ def as_trainer_callback(instance: Any) -> Any:
     return instance
 
 
+class AtFreshStart:
+    """Runs ``action(model)`` when a fresh (not resumed) run begins training and hands its result to ``on_result``:
+    the warm start, then the feed probe (a resumed run's checkpoint already holds what they did)."""
+
+    def __init__(self, action: Callable[[Any], Any], on_result: Callable[[Any], None]):
+        self.action, self.on_result = action, on_result
+
+    def on_train_begin(self, args, state, control, model=None, **kwargs):
+        if state.global_step == 0:
+            self.on_result(self.action(model))
+
+
+def at_fresh_start(action: Callable[[Any], Any], on_result: Callable[[Any], None]) -> Any:
+    """The trainer callback of ``AtFreshStart``."""
+    return as_trainer_callback(AtFreshStart(action, on_result))
+
+
 def run_recorder(runs: Any, run_id: int, stop_requested: threading.Event,
                  on_step: Callable[[int, int, dict[str, float]], None] | None = None) -> Any:
     return as_trainer_callback(RunRecorder(runs, run_id, stop_requested, on_step))

@@ -59,22 +59,11 @@ def judged_group(item: Any, texts: Sequence[str], verifier: Any) -> GroupResult:
                        verdicts=tuple(verifier.verify(item.task, text) for text in texts))
 
 
-class FeedProbeCallback:
-    """Runs the probe at the start of a fresh (not resumed) run, after the warm start, and hands its report on."""
-
-    def __init__(self, probe: Callable[[Any], ProbeReport], on_report: Callable[[ProbeReport], None]):
-        self.probe, self.on_report = probe, on_report
-
-    def on_train_begin(self, args, state, control, model=None, **kwargs):
-        if state.global_step == 0:
-            self.on_report(self.probe(model))
-
-
 def feed_probe_callback(feed: Any, tokenizer: Any, settings: Any, verifier: Any, config: Any,
                         on_report: Callable[[ProbeReport], None],
                         should_stop: Callable[[], bool] = lambda: False) -> Any:
     """The trainer callback of ``config``'s probe (``config.feed_probe`` tasks a cell) of ``feed``."""
-    from alice_app.training.callbacks import as_trainer_callback
+    from alice_app.training.callbacks import at_fresh_start
 
     def probe(model: Any) -> ProbeReport:
         from alice_app.training.evaluate import eval_policy
@@ -84,4 +73,4 @@ def feed_probe_callback(feed: Any, tokenizer: Any, settings: Any, verifier: Any,
                               temperature=config.temperature, max_tokens=config.max_completion_length,
                               should_stop=should_stop)
 
-    return as_trainer_callback(FeedProbeCallback(probe, on_report))
+    return at_fresh_start(probe, on_report)

@@ -259,23 +259,12 @@ def teach(model: Any, tokenizer: Any, examples: Sequence[Example], learning_rate
                            seconds=clock.seconds(), cpu_seconds=clock.cpu_seconds())
 
 
-class WarmStartCallback:
-    """Runs the warm start at the start of a fresh (not resumed) run and hands its report on."""
-
-    def __init__(self, start: Callable[[Any], WarmStartReport], on_report: Callable[[WarmStartReport], None]):
-        self.start, self.on_report = start, on_report
-
-    def on_train_begin(self, args, state, control, model=None, **kwargs):
-        if state.global_step == 0:
-            self.on_report(self.start(model))
-
-
 def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Sequence[str],
                         on_report: Callable[[WarmStartReport], None],
                         on_phase: Callable[[str], None] = lambda phase: None,
                         should_stop: Callable[[], bool] = lambda: False) -> Any:
     """The trainer callback of ``config``'s warm start (``config.warm_start_prompts`` prompts)."""
-    from alice_app.training.callbacks import as_trainer_callback
+    from alice_app.training.callbacks import at_fresh_start
 
     repairs = config.warm_start_repair_count
     items = warm_start_items(families, config.warm_start_prompts, config.seed,
@@ -295,4 +284,4 @@ def warm_start_callback(services: Any, config: Any, tokenizer: Any, families: Se
         on_phase("training")
         return report
 
-    return as_trainer_callback(WarmStartCallback(start, on_report))
+    return at_fresh_start(start, on_report)

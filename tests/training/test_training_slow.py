@@ -19,6 +19,19 @@ def _lora_b_norm(adapter_dir) -> float:
     return sum(float(t.abs().sum()) for name, t in weights.items() if "lora_B" in name)
 
 
+def completed_run(services, config: TrainConfig) -> dict:
+    """Run ``config`` to its end in a real training job; the run's row, which must say completed."""
+    job = TrainingJob(services)
+    try:
+        run_id = job.start(config)
+        assert job.wait(600)
+        run = services.runs.get(run_id)
+        assert run["status"] == "completed", run["error"]
+        return run
+    finally:
+        job.shutdown()
+
+
 def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_settings, monkeypatch, capsys):
     from alice_app.cli import main
     from alice_app.services import Services
@@ -87,83 +100,58 @@ def test_a_crash_inside_the_trainer_fails_the_run_and_keeps_the_database(model_s
 
 
 def test_episode_mode_trains_the_final_attempt(model_services):
-    job = TrainingJob(model_services)
-    run_id = job.start(TrainConfig(mode="episode", steps=1, **TINY))
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    assert len(model_services.runs.metrics(run_id)) == 1
-    job.shutdown()
+    run = completed_run(model_services, TrainConfig(mode="episode", steps=1, **TINY))
+    assert len(model_services.runs.metrics(run["id"])) == 1
 
 
 def test_dpo_run_on_banked_failures(model_services):
     for seed in range(3):
         task = generate_task("negation_arithmetic", "easy", seed)
         model_services.bank.record(task, "Answer: 999", model_services.verifier.verify(task, "Answer: 999"))
-    job = TrainingJob(model_services)
-    run_id = job.start(TrainConfig(mode="dpo", steps=2, **TINY))
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    assert [m["step"] for m in model_services.runs.metrics(run_id)] == [1, 2]
-    assert (model_services.settings.runs_dir / f"run-{run_id}" / "dpo_pairs.jsonl").is_file()
-    job.shutdown()
+    run = completed_run(model_services, TrainConfig(mode="dpo", steps=2, **TINY))
+    assert [m["step"] for m in model_services.runs.metrics(run["id"])] == [1, 2]
+    assert (model_services.settings.runs_dir / f"run-{run['id']}" / "dpo_pairs.jsonl").is_file()
 
 
 def test_a_warm_start_samples_fine_tunes_and_records_before_the_first_grpo_step(model_services):
-    job = TrainingJob(model_services)
     config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 3, "warm_start_source": "samples",
                                      "num_generations": 4, "families": ("plain_arithmetic",),
                                      "rephrase_share": 0.0, "no_format_share": 0.0})  # asked with the format line
-    run_id = job.start(config)
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    warm, step = model_services.runs.metrics(run_id)
+    run = completed_run(model_services, config)
+    warm, step = model_services.runs.metrics(run["id"])
     assert warm["step"] == 0 and step["step"] == 1 and "loss" in step
     assert warm["warm_start_prompts"] == 3 and warm["warm_start_samples"] == 12
     # plain_arithmetic easy is solved ~75 % of the time: 4 samples almost surely hold a correct one
     assert 1 <= warm["warm_start_kept"] <= warm["warm_start_correct"] and warm["warm_start_steps"] >= 1
-    job.shutdown()
 
 
 def test_a_worked_warm_start_fine_tunes_on_the_engines_solutions_without_sampling(model_services):
     failed = generate_task("negation_arithmetic", "medium", 9)
     model_services.bank.record(failed, "Answer: 0", model_services.verifier.verify(failed, "Answer: 0"),
                                mode="distractor_echo", source="test")
-    job = TrainingJob(model_services)
     config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 2, "warm_start_repairs": 2,
                                      "families": ("negation_arithmetic",)})
-    run_id = job.start(config)
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    warm, step = model_services.runs.metrics(run_id)
+    run = completed_run(model_services, config)
+    warm, step = model_services.runs.metrics(run["id"])
     assert warm["step"] == 0 and step["step"] == 1
     # two tasks, each in its own wording, another phrasing and a free one, and two fresh variants of the banked
     # failure, each as it was asked: eight examples, two batches of four
     assert warm["warm_start_prompts"] == 4 and warm["warm_start_samples"] == 0
     assert warm["warm_start_kept"] == 8 and warm["warm_start_steps"] == 2
     assert warm["warm_start_mean_loss"] > 0
-    job.shutdown()
 
 
 def test_the_feed_probe_answers_every_frontier_cell_after_the_warm_start_before_step_one(model_services):
-    job = TrainingJob(model_services)
     config = TrainConfig(steps=1, **{**TINY, "warm_start_prompts": 1, "feed_probe": 1,
                                      "families": ("negation_arithmetic",)})
-    run_id = job.start(config)
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    warm, probe, step = model_services.runs.metrics(run_id)
+    run = completed_run(model_services, config)
+    warm, probe, step = model_services.runs.metrics(run["id"])
     assert "warm_start_kept" in warm and probe["step"] == 0 and step["step"] == 1  # the probe follows the warm start
     # one task of each of the three cells the feed may draw (easy, and two levels of lookahead), two answers each
     assert probe["feed_probe_groups"] == 3 and probe["feed_probe_completions"] == 6
     assert 0 <= probe["feed_probe_mixed"] <= 3 and probe["feed_probe_cpu_seconds"] > 0
     for level in ("easy", "medium", "hard"):  # the probe's groups were observed (step 1 adds one cell at most)
         assert model_services.curriculum.zone_tasks("negation_arithmetic", level, (0.0, 1.0)), level
-    job.shutdown()
 
 
 def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
@@ -189,17 +177,12 @@ def test_fine_tuning_learns_the_completion_and_not_the_prompt(model_settings):
 
 
 def test_worked_replay_teaches_the_failed_tasks_after_each_real_grpo_step(model_services):
-    job = TrainingJob(model_services)
     config = TrainConfig(steps=2, **{**TINY, "families": ("negation_arithmetic",), "worked_replay": True})
-    run_id = job.start(config)
-    assert job.wait(600)
-    run = model_services.runs.get(run_id)
-    assert run["status"] == "completed", run["error"]
-    steps = model_services.runs.metrics(run_id)
+    run = completed_run(model_services, config)
+    steps = model_services.runs.metrics(run["id"])
     # 16 tokens rarely hold a worked negation answer: a group with a wrong completion, three wordings taught
     assert [m["step"] for m in steps] == [1, 2] and all("worked_replay" in m for m in steps)
     assert max(m["worked_replay"] for m in steps) >= 2 and run["config"]["worked_replay"] is True
-    job.shutdown()
 
 
 def test_worked_replay_moves_the_lora_weights_with_one_optimizer_across_steps(model_settings):

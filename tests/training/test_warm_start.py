@@ -5,9 +5,10 @@ from types import SimpleNamespace
 
 from alice_app.tasks.registry import control_of, core_family_names, generate_task
 from alice_app.tasks.solutions import worked_solution
+from alice_app.training.callbacks import AtFreshStart
 from alice_app.training.feed import FeedItem
 from alice_app.training.prompts import task_messages, training_messages
-from alice_app.training.warm_start import KEEP_PER_PROMPT, WarmStartCallback, WarmStartReport, keep_correct, \
+from alice_app.training.warm_start import KEEP_PER_PROMPT, WarmStartReport, keep_correct, \
     item_examples, repair_items, teaches_twin, warm_start_items, worked_examples
 from alice_app.verify.stack import VerifierStack
 
@@ -88,7 +89,7 @@ def test_an_empty_or_repaired_bank_adds_nothing_to_the_warm_start(services):
 def test_runs_once_at_the_start_of_a_fresh_run_and_not_on_resume():
     report = WarmStartReport(prompts=2, samples=8, correct=3, kept=2, steps=1, mean_loss=0.5, seconds=1.0, cpu_seconds=0.9)
     started, reports = [], []
-    callback = WarmStartCallback(lambda model: started.append(model) or report, reports.append)
+    callback = AtFreshStart(lambda model: started.append(model) or report, reports.append)
     callback.on_train_begin(None, SimpleNamespace(global_step=3), None, model="resumed")
     callback.on_train_begin(None, SimpleNamespace(global_step=0), None, model="fresh")
     assert started == ["fresh"] and reports == [report]

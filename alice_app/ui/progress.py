@@ -101,6 +101,9 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
     warm = next((flatten_metrics(m) for m in metrics if "warm_start_kept" in flatten_metrics(m)), None)
     if warm:
         lines.append(warm_start_line(warm))
+    probe = next((flatten_metrics(m) for m in metrics if "feed_probe_groups" in flatten_metrics(m)), None)
+    if probe:
+        lines.append(probe_line(probe))
     if run.get("error"):
         lines.append(f"⚠ {run['error']}")
     latest = flatten_metrics(metrics[-1]) if metrics else {}
@@ -122,6 +125,14 @@ def warm_start_line(row: Mapping[str, Any]) -> str:
     return (f"Warm start: {taught} · {int(row.get('warm_start_steps', 0))} fine-tuning steps"
             + (f" · loss {loss:.3g}" if isinstance(loss, (int, float)) else "")
             + f" · {format_duration(row.get('warm_start_seconds'))}")
+
+
+def probe_line(row: Mapping[str, Any]) -> str:
+    """"Feed probe: 21 groups of 168 answers, 9 with mixed outcomes (…) · 2m 05s": what the co-evolving feed measured
+    before step 1 (``feed_probe``)."""
+    groups, mixed, answers = (int(row.get(f"feed_probe_{key}", 0)) for key in ("groups", "mixed", "completions"))
+    return (f"Feed probe: {groups} groups of {answers} answers, {mixed} with mixed outcomes (the cells the first "
+            f"steps train) · {format_duration(row.get('feed_probe_seconds'))}")
 
 
 def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of, completions: int, mode: str,

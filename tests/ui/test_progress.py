@@ -30,3 +30,16 @@ def test_a_worked_warm_start_is_reported_as_worked_solutions_not_samples():
     line = progress.warm_start_line(row)
     assert line.startswith("Warm start: 281 worked solutions (96 tasks in all their wordings) · 71 fine-tuning steps")
     assert "samples" not in line
+
+
+def test_the_feed_probe_is_reported_under_the_warm_start():
+    run = {"status": "running", "step": 1, "total": 4, "config": {"warm_start_prompts": 8}, "kind": "grpo"}
+    metrics = [{"step": 0, "warm_start_prompts": 8, "warm_start_kept": 24, "warm_start_steps": 6,
+                "warm_start_seconds": 70.0},
+               {"step": 0, "feed_probe_groups": 21, "feed_probe_mixed": 9, "feed_probe_completions": 168,
+                "feed_probe_seconds": 125.0},
+               {"step": 1, "step_time": 12.0, "reward": 0.5}]
+    panel = progress.format_live(run, metrics, "training")
+    assert ("Feed probe: 21 groups of 168 answers, 9 with mixed outcomes (the cells the first steps train) · 2m 05s"
+            in panel)
+    assert panel.index("Warm start:") < panel.index("Feed probe:")

@@ -100,7 +100,8 @@ def as_trainer_callback(instance: Any) -> Any:
 
 class AtFreshStart:
     """Runs ``action(model)`` when a fresh (not resumed) run begins training and hands its result to ``on_result``:
-    the warm start, then the feed probe (a resumed run's checkpoint already holds what they did)."""
+    the warm start, then the feed probe. A resumed run skips both: its checkpoint holds the warm start, and its
+    feed starts with unmeasured cells, as every run did before the probe."""
 
     def __init__(self, action: Callable[[Any], Any], on_result: Callable[[Any], None]):
         self.action, self.on_result = action, on_result

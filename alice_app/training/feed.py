@@ -14,8 +14,9 @@ Three sources, mixed by a seeded ``Random``:
   tasks solved k/k and tasks failed 0/k fades too (4p(1−p) of its pass rate would not see it), and a
   harder level that has come within reach is trained before the curriculum formally moves.
 A probe (``feed_probe``) may answer a few tasks of every frontier cell before the first draw, so the first
-steps already go where mixed groups are. Every judged group comes back through ``observe``: it updates the task's pass rate, the cell's
-estimate, the curriculum window (promotion/demotion), the failure bank and repair progress.
+steps already go where mixed groups are. Every judged group comes back through ``observe``: it updates the
+task's pass rate, the cell's estimate, the curriculum window (promotion/demotion), the failure bank and
+repair progress.
 """
 from __future__ import annotations
 

@@ -63,7 +63,8 @@ class TrainConfig:
     feed_probe: int = field(default=0, metadata=_help(
         "co-evolving feed: before the first GRPO step (after the warm start) the policy answers this many tasks of "
         "every cell the feed may draw, num_generations times each, so the first steps already go to the cells "
-        "with mixed outcomes instead of probing cells one step at a time; generation only; 0 = off"))
+        "with mixed outcomes instead of probing cells one step at a time; generation only; 0 = off (run 29: no lower "
+        "share of one-outcome groups over 2 seeds)"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))

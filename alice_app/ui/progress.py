@@ -98,12 +98,10 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
         lines.append(f"ETA **{format_duration(eta)}** (mean measured step {mean(times):.1f} s over {len(times)} "
                      "steps, plus an after-evaluation as long as the loading and before-evaluation)"
                      if eta is not None else "ETA: after the first step (it is computed from measured step times).")
-    warm = next((flatten_metrics(m) for m in metrics if "warm_start_kept" in flatten_metrics(m)), None)
-    if warm:
-        lines.append(warm_start_line(warm))
-    probe = next((flatten_metrics(m) for m in metrics if "feed_probe_groups" in flatten_metrics(m)), None)
-    if probe:
-        lines.append(probe_line(probe))
+    for key, line in (("warm_start_kept", warm_start_line), ("feed_probe_groups", probe_line)):  # step-0 reports
+        row = first_row_with(metrics, key)
+        if row:
+            lines.append(line(row))
     if run.get("error"):
         lines.append(f"⚠ {run['error']}")
     latest = flatten_metrics(metrics[-1]) if metrics else {}
@@ -112,6 +110,11 @@ def format_live(run: Mapping[str, Any] | None, metrics: Sequence[Mapping[str, An
     if shown:
         lines.append("Last step: " + " · ".join(f"{k} {v:.4g}" for k, v in shown.items()))
     return "\n\n".join(lines)
+
+
+def first_row_with(metrics: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any] | None:
+    """The first metrics row (flattened) that has ``key``, or None."""
+    return next((row for row in map(flatten_metrics, metrics) if key in row), None)
 
 
 def warm_start_line(row: Mapping[str, Any]) -> str:

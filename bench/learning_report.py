@@ -9,6 +9,7 @@ from bench.paraphrases import trained_ideas
 
 ARMS = ("alice", "static")  # compared in every seed; other arms (episode) are reported beside them
 ARM_LABELS = {"alice": "ALICE feed", "static": "static dataset", "episode": "ALICE feed, episode mode"}
+EARLY_STEPS = 21  # one step per cell of the seven families' frontier (3 levels each, lookahead 2)
 
 
 def mean(values) -> float | None:
@@ -49,6 +50,9 @@ def arm_figures(arm: dict) -> dict:
         "failed_before": arm["repair"]["failed_before"],
         "zero_std": mean(m.get("frac_reward_zero_std") for m in arm["metrics"]),
         "uniform": mean(m.get("frac_outcome_uniform") for m in arm["metrics"]),
+        # the same over the first EARLY_STEPS steps and the rest: what the feed pays while its cells are unmeasured
+        "uniform_early": mean(_uniform_by_step(arm["metrics"])[:EARLY_STEPS]),
+        "uniform_late": mean(_uniform_by_step(arm["metrics"])[EARLY_STEPS:]),
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
         "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
@@ -85,6 +89,10 @@ def arm_figures(arm: dict) -> dict:
         figures[f"free_accuracy_{when}"] = mean(a for row in deceptive for a in row.values()) if deceptive else None
         figures[f"free_penalty_{when}"] = headline_penalty(free["penalty"]) if free.get("penalty") else None
     return figures
+
+
+def _uniform_by_step(metrics: list[dict]) -> list[float]:
+    return [m["frac_outcome_uniform"] for m in metrics if m.get("frac_outcome_uniform") is not None]
 
 
 def _probe_mixed_share(metrics: list[dict]) -> float | None:

@@ -356,3 +356,12 @@ def test_the_table_shows_each_arm_after_its_warm_start_only_when_there_was_one(b
     table = report.markdown_table(report.summarize(runs, None, _args(bench)))
     assert "| after the warm start, before GRPO step 1 | ALICE | static |" in table
     assert "| distraction penalty, mean of core × easy/medium | 0.300 | 0.100 |" in table  # control 0.8 − family
+
+
+def test_the_one_outcome_share_is_split_at_the_steps_a_feed_needs_to_measure_its_cells():
+    shares = [1.0] * report.EARLY_STEPS + [0.0, 0.5]  # all one-outcome while unmeasured, then mixed
+    arm = _arm(0.0, [(4, 0.5)], 0.7, shares, 0.8)
+    arm["metrics"].insert(0, {"step": 0, "warm_start_cpu_seconds": 60.0})  # a step-0 report has no share
+    figures = report.arm_figures(arm)
+    assert figures["uniform_early"] == 1.0 and figures["uniform_late"] == pytest.approx(0.25)
+    assert figures["uniform"] == pytest.approx((report.EARLY_STEPS + 0.5) / (report.EARLY_STEPS + 2))

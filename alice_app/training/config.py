@@ -32,7 +32,7 @@ DEFAULT_LORA_TARGETS: tuple[str, ...] = (
 )
 
 # Settings only the co-evolving feed reads: a static arm runs the same with any value of them.
-COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "feed_probe", "warm_start_repairs")
+COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "feed_probe", "feed_zone_replay", "warm_start_repairs")
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
 ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0,
@@ -65,6 +65,9 @@ class TrainConfig:
         "every cell the feed may draw, num_generations times each, so the first steps already go to the cells "
         "with mixed outcomes instead of probing cells one step at a time; generation only; 0 = off (run 29: no lower "
         "share of one-outcome groups over 2 seeds)"))
+    feed_zone_replay: float = field(default=0.25, metadata=_help(
+        "co-evolving feed: share of prompts replayed from tasks whose last group's pass rate lies inside the "
+        "curriculum's discrimination zone (each at most 4 times), at any level the feed draws from"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))
@@ -168,7 +171,8 @@ class TrainConfig:
                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, not {_brief(self.lr_schedule)}")
         _check(self.epsilon_high == 0 or 0.2 <= self.epsilon_high < 1,
                f"epsilon_high must be 0 (off) or in [0.2, 1), not {self.epsilon_high}")
-        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share", "warm_start_twins"):
+        for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share", "warm_start_twins",
+                     "feed_zone_replay"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         for name in ("consistency_penalty", "working_bonus"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")

@@ -4,8 +4,9 @@ Three sources, mixed by a seeded ``Random``:
 - **repair**: a banked failure turned into a fresh variant (same template, or contrastive), kept
   with probability of its cell's weight, so failures of a cell the policy has since mastered stop
   filling the batch with groups that are all correct;
-- **zone replay**: a task measured earlier whose pass rate lies inside the discrimination zone
-  (a group with mixed outcomes is the only kind that carries a GRPO gradient);
+- **zone replay** (a ``zone_replay`` share, 0.25 by default): a task of any frontier cell whose last group's
+  pass rate lies inside the discrimination zone (a group with mixed outcomes is the only kind that carries a
+  GRPO gradient, and a task's own last group predicts its next one better than its cell does);
 - **hunt**: a new task from the frontier: each family's current curriculum level, and the
   ``lookahead`` levels above it (1 by default; each probed at ``LOOKAHEAD_WEIGHT`` times the weight of
   the level below, so with 2 and three levels every harder level is in the feed from the first step). A cell (family × level) is chosen with weight = its
@@ -35,7 +36,7 @@ from alice_app.training.rewards import GroupResult
 from alice_app.types import LEVELS, Task
 from alice_app.verify.tier3 import consistency
 
-ZONE_REPLAY_MIX = 0.25  # share of prompts replayed from the discrimination zone
+ZONE_REPLAY_MIX = 0.25  # default share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
 ESTIMATE_MEMORY = 0.7  # older groups of a cell count this much less after each new group
 MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of ALICE is the hard ones
@@ -75,12 +76,15 @@ class CoevolvingFeed:
     """Draws prompts from the curriculum, the bank and the zone; learns from every judged group."""
 
     def __init__(self, families: Sequence[str], curriculum: Any, bank: Any, *, seed: int = 0,
-                 build_messages: Callable[[Task], Sequence[dict]] = task_messages, lookahead: int = 1):
+                 build_messages: Callable[[Task], Sequence[dict]] = task_messages, lookahead: int = 1,
+                 zone_replay: float = ZONE_REPLAY_MIX):
         if not families:
             raise ValueError("the feed needs at least one task family")
         if not 0 <= lookahead < len(LEVELS):
             raise ValueError(f"lookahead must be between 0 and {len(LEVELS) - 1} levels, not {lookahead}")
-        self.lookahead = lookahead
+        if not 0.0 <= zone_replay <= 1.0:
+            raise ValueError(f"zone_replay must be a share between 0 and 1, not {zone_replay}")
+        self.lookahead, self.zone_replay = lookahead, zone_replay
         self.families = list(families)
         self.curriculum, self.bank = curriculum, bank
         self.config = curriculum.load_config()
@@ -103,7 +107,7 @@ class CoevolvingFeed:
         item = None
         if roll < self.config.repair_mix:
             item = self.repair_item()
-        elif roll < self.config.repair_mix + ZONE_REPLAY_MIX:
+        elif roll < self.config.repair_mix + self.zone_replay:
             item = self.zone_item()
         item = item or self.hunt_item()
         self.known_tasks[item.task.id] = item.task
@@ -151,9 +155,10 @@ class CoevolvingFeed:
         return items
 
     def zone_item(self) -> FeedItem | None:
-        """A task last measured inside the zone, from the first family (in random order) that has one."""
-        for family in self.rng.sample(self.families, len(self.families)):
-            ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
+        """A task last measured inside the zone, from the first frontier cell (in random order) that has one."""
+        cells = [(family, level) for family, level, _ in self.frontier()]
+        for family, level in self.rng.sample(cells, len(cells)):
+            ids = self.curriculum.zone_tasks(family, level, self.config.zone)
             candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
             if candidates:
                 task_id = self.rng.choice(candidates)

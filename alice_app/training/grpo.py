@@ -57,7 +57,7 @@ def training_dataset(services: Any, config: TrainConfig, families: list[str],
         rows = [item.to_row() for item in static_items(families, config.static_size, config.seed, messages)]
         return Dataset.from_list(rows), None
     feed = CoevolvingFeed(families, services.curriculum, services.bank, seed=config.seed, build_messages=messages,
-                          lookahead=config.feed_lookahead)
+                          lookahead=config.feed_lookahead, zone_replay=config.feed_zone_replay)
     if config.mode == "episode":
         from alice_app.training.episodes import EpisodeFeed
 

@@ -17,6 +17,7 @@ from alice_app.challenger.family import SEED_TEMPLATES, fill, known_wordings
 from alice_app.challenger.judge import judge_batch, persist, summarize
 from alice_app.challenger.policy import propose
 from alice_app.failure_modes import label_failure
+from alice_app.models.local import seeded_sampling
 from alice_app.training.prompts import task_messages
 
 FOUND_AT_MOST = 0.5  # a proposal "found" a weakness when the opponent passes it at most this often
@@ -83,8 +84,9 @@ def failure_map(solver, verifier, proposals: Sequence[tuple[Any, str]], *, k: in
                 seed: int) -> list[dict[str, Any]]:
     """One row per template: samples, passes, pass rate and the failure modes of the wrong samples."""
     tasks = [(p, source, fill(p, seed * 1000 + j)) for p, source in proposals for j in range(fills)]
-    samples = solver.generate([task_messages(t) for _, _, t in tasks], n=k, temperature=DEFAULT_TEMPERATURE,
-                              max_tokens=48)
+    with seeded_sampling(seed):  # a local solver's k samples are the same for the same seed
+        samples = solver.generate([task_messages(t) for _, _, t in tasks], n=k, temperature=DEFAULT_TEMPERATURE,
+                                  max_tokens=48)
     rows: dict[str, dict[str, Any]] = {}
     for (proposal, source, task), answers in zip(tasks, samples):
         row = rows.setdefault(proposal.template_id, {"template_id": proposal.template_id, "template": proposal.template,

@@ -63,7 +63,7 @@ class LocalPolicy:
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("complete needs a non-empty list of prompt strings")
         check_generate_args([[{"role": "user", "content": t}] for t in texts], 1, temperature, max_tokens)
-        with self._lock, _seeded(seed):
+        with self._lock, seeded_sampling(seed):
             return [text for start in range(0, len(texts), self.batch_size)
                     for text in self._generate_chunk(texts[start:start + self.batch_size], 1, temperature, max_tokens)]
 
@@ -122,8 +122,9 @@ class LocalPolicy:
 
 
 @contextmanager
-def _seeded(seed: int | None) -> Iterator[None]:
-    """torch's random state seeded with ``seed`` inside, restored after (nothing happens for None)."""
+def seeded_sampling(seed: int | None) -> Iterator[None]:
+    """torch's random state seeded with ``seed`` inside, restored after (nothing happens for None): a local
+    model's sampled answers inside are the same for the same seed (an endpoint's are not)."""
     if seed is None:
         yield
         return

@@ -67,3 +67,17 @@ def test_a_seeded_completion_repeats_and_leaves_the_global_generator_alone(tiny_
     assert tiny_policy.complete(prompts, temperature=1.5, max_tokens=8, seed=7) == first
     others = [tiny_policy.complete(prompts, temperature=1.5, max_tokens=8, seed=seed) for seed in range(8, 12)]
     assert any(other != first for other in others)  # the seed, not a fixed stream, picks the samples
+
+
+def test_sampled_answers_inside_seeded_sampling_repeat_for_the_same_seed(tiny_policy):
+    from alice_app.models.local import seeded_sampling
+
+    chats = [[{"role": "user", "content": text}] for text in ("what is three plus", "not seven the")]
+
+    def sampled(seed):
+        with seeded_sampling(seed):  # what a duel's failure map does around its solver's k samples
+            return tiny_policy.generate(chats, n=3, temperature=1.5, max_tokens=8)
+
+    first = sampled(7)
+    assert sampled(7) == first
+    assert any(sampled(seed) != first for seed in range(8, 12))

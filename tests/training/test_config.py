@@ -22,6 +22,7 @@ def test_defaults_validate_and_size_the_batch():
     ({"rephrase_share": 1.5}, "rephrase_share must be between 0 and 1"),
     ({"warm_start_repairs": -2}, "warm_start_repairs must be between 0 and 10,000"),
     ({"feed_lookahead": 3}, "feed_lookahead must be between 0 and 2"),
+    ({"feed_zone_replay": 1.5}, "feed_zone_replay must be between 0 and 1"),
     ({"warm_start_prompts": -1}, "warm_start_prompts must be between 0 and 10,000"),
     ({"mode": "episode", "feed": "static"}, "episode mode plays live episodes"),
     ({"num_generations": 1}, "GRPO compares completions"),

@@ -9,9 +9,10 @@ from alice_app.types import LEVELS
 FAMILIES = ["negation_arithmetic", "plain_arithmetic"]
 
 
-def _feed(services, repair_mix=0.0, seed=0, families=FAMILIES, lookahead=1):
+def _feed(services, repair_mix=0.0, seed=0, families=FAMILIES, lookahead=1, zone_replay=0.25):
     services.curriculum.save_config(CurriculumConfig(repair_mix=repair_mix, window=8, min_samples=4))
-    return CoevolvingFeed(families, services.curriculum, services.bank, seed=seed, lookahead=lookahead)
+    return CoevolvingFeed(families, services.curriculum, services.bank, seed=seed, lookahead=lookahead,
+                          zone_replay=zone_replay)
 
 
 def _hunted(feed, family="negation_arithmetic", level="easy", seed=7):
@@ -125,6 +126,35 @@ def test_tasks_measured_inside_the_zone_are_replayed(services):
     replayed = [r for r in replays if r is not None]
     assert replayed and {r.task.id for r in replayed} == {item.task.id}
     assert {r.source for r in replayed} == {"zone"}
+
+
+def test_mixed_tasks_of_a_lookahead_level_are_replayed_too(services):
+    feed = _feed(services, families=["negation_arithmetic"])  # curriculum level easy, lookahead 1: medium too
+    item = _hunted(feed, level="medium")
+    feed.known_tasks[item.task.id] = item.task
+    feed.observe([_group(services, item, [True, False, True, False])])
+    assert feed.zone_item().task.id == item.task.id
+    pinned = _feed(services, families=["negation_arithmetic"], lookahead=0)  # the feed never draws medium
+    pinned.known_tasks[item.task.id] = item.task
+    assert pinned.zone_item() is None
+
+
+@pytest.mark.parametrize("share, zone_draws", [(0.0, 0), (1.0, 20)])
+def test_the_zone_replay_share_sets_how_many_draws_replay(services, share, zone_draws):
+    feed = _feed(services, families=["plain_arithmetic"], zone_replay=share)
+    item = feed.hunt_item()
+    feed.known_tasks[item.task.id] = item.task
+    feed.observe([_group(services, item, [True, False])])
+    sources = []
+    for _ in range(20):
+        sources.append(feed.draw().source)
+        feed.replays = {}  # the cap on replays of one task aside
+    assert sources.count("zone") == zone_draws
+
+
+def test_a_zone_replay_share_outside_zero_to_one_is_refused(services):
+    with pytest.raises(ValueError, match="zone_replay must be a share between 0 and 1"):
+        CoevolvingFeed(FAMILIES, services.curriculum, services.bank, zone_replay=1.5)
 
 
 def test_banked_failures_become_repair_tasks_until_repaired(services):

@@ -36,7 +36,7 @@ COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "feed_probe", "feed_zone_replay", "war
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
 ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0,
-                                "feed_probe": 0}
+                                "feed_probe": 0, "feed_zone_replay": 0.25}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:

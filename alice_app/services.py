@@ -270,6 +270,16 @@ def training_cells(config) -> int:
     return len(config.training_families()) * len(LEVELS)
 
 
+def probe_cells(config) -> int:
+    """At most how many family × level cells the co-evolving feed's probe answers (its frontier: each family's
+    curriculum level and the ``feed_lookahead`` levels above); 0 when the run has no probe."""
+    from alice_app.types import LEVELS
+
+    if config.feed != "coevolve" or not config.feed_probe:
+        return 0
+    return len(config.training_families()) * min(config.feed_lookahead + 1, len(LEVELS))
+
+
 def check_training_model(settings: Settings, name: str | None) -> str:
     """The base model a run should train ("" = the configured one), or ValueError saying why not.
 

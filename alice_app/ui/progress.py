@@ -178,22 +178,34 @@ def warm_start_step_equivalents(prompts: int, source: str, prompts_per_step: int
     return (prompts + repairs) / prompts_per_step
 
 
+# A probe's group (k answers, no backward pass) takes about this share of a step of one prompt (run 29 on the 2-core
+# CPU: 21 groups in 2.2 CPU-minutes, 45 steps in 13.3).
+PROBE_GROUP_STEP_SHARE = 0.35
+
+
+def probe_step_equivalents(per_cell: int, cells: int, prompts_per_step: int) -> float:
+    """How many GRPO steps' time a feed probe of ``per_cell`` tasks in each of ``cells`` frontier cells takes."""
+    return per_cell * cells * PROBE_GROUP_STEP_SHARE / prompts_per_step
+
+
 def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, float], setup_s: float, source: str,
-                    warm_start_steps: float = 0.0) -> str:
+                    warm_start_steps: float = 0.0, probe_steps: float = 0.0) -> str:
     """The warning shown before Start: how long the run should take on this machine (a range until a
     run has been measured here). A warm start takes about the time of ``warm_start_steps`` GRPO steps
-    (``warm_start_step_equivalents``)."""
+    (``warm_start_step_equivalents``), a feed probe that of ``probe_steps`` (``probe_step_equivalents``)."""
     evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
 
     def span(values) -> str:
         low, high = (format_duration(v) for v in values)
         return low if low == high else f"{low}–{high}"
 
-    totals = [setup_s + (steps + warm_start_steps) * step + evaluation for step in step_s]
+    totals = [setup_s + (steps + warm_start_steps + probe_steps) * step + evaluation for step in step_s]
     per_step = "–".join(dict.fromkeys(f"{step:.1f}" for step in step_s))
     warm = (f"up to {span([warm_start_steps * step for step in step_s])} warm start (about the time of "
             f"{warm_start_steps:g} steps), " if warm_start_steps else "")
-    return (f"Expected: about **{span(totals)}**: {steps} steps × {per_step} s, {warm}"
+    probe = (f"up to {span([probe_steps * step for step in step_s])} feed probe (about the time of "
+             f"{probe_steps:.0f} steps), " if probe_steps else "")
+    return (f"Expected: about **{span(totals)}**: {steps} steps × {per_step} s, {warm}{probe}"
             f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "
             f"({eval_n} tasks × {cells} family × level cells); from {source}. The workbench stays usable meanwhile.")
 

@@ -140,7 +140,9 @@ def expected_time(services, mode, feed, model, *numbers) -> str:
     return progress.format_expected(config.steps, eval_n, svc.training_cells(config), step_s, setup_s, source,
                                     warm_start_steps=progress.warm_start_step_equivalents(
                                         config.warm_start_prompts, config.warm_start_source, config.prompts_per_step,
-                                        config.warm_start_repair_count))
+                                        config.warm_start_repair_count),
+                                    probe_steps=progress.probe_step_equivalents(
+                                        config.feed_probe, svc.probe_cells(config), config.prompts_per_step))
 
 
 def _completions_of(run) -> int:

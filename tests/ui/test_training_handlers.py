@@ -66,7 +66,12 @@ def test_the_expected_time_is_shown_before_start(services):
             "time of 56 steps)") in text
     static = training.expected_time(services, *form(services, steps="40", feed="static"))
     assert "(about the time of 48 steps)" in static  # the static feed never reads the bank
-    assert "learning bench's step times on a shared 2-core CPU" in text
+    assert "learning bench's step times on a shared 2-core CPU" in text and "feed probe" not in text
+    # a probe of 2 tasks in each of the 7 families x 3 levels: 42 groups of generation only, about 15 steps' time
+    probed = training.expected_time(services, *form(services, steps="40", feed_probe="2"))
+    assert "up to 4m 39s–23m 02s feed probe (about the time of 15 steps)" in probed
+    assert "feed probe" not in training.expected_time(services, *form(services, steps="40", feed_probe="2",
+                                                                       feed="static"))
     bigger = training.expected_time(services, *form(services, steps="40", num_generations="16"))
     assert "40 steps × 38.0–188.0 s" in bigger and "scaled to 16 completions a step" in bigger
     run_id = services.runs.create("grpo", {"steps": 4})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from alice_app.evaluation import headline_penalty
 from alice_app.tasks.registry import core_family_names
+from alice_app.training.rewards import FEED_SOURCES
 from bench.paraphrases import trained_ideas
 
 ARMS = ("alice", "static")  # compared in every seed; other arms (episode) are reported beside them
@@ -53,6 +54,10 @@ def arm_figures(arm: dict) -> dict:
         # the same over the first EARLY_STEPS steps and the rest: what the feed pays while its cells are unmeasured
         "uniform_early": mean(_uniform_by_step(arm["metrics"])[:EARLY_STEPS]),
         "uniform_late": mean(_uniform_by_step(arm["metrics"])[EARLY_STEPS:]),
+        # per feed source (raws before 2026-12-06 did not record them: n/a): its share of the groups, and the
+        # share of its groups with one outcome (does a zone replay predict a mixed group better than a hunt?)
+        **{f"groups_{source}": mean(m.get(f"groups_{source}") for m in arm["metrics"]) for source in FEED_SOURCES},
+        **{f"uniform_{source}": _source_uniform(arm["metrics"], source) for source in FEED_SOURCES},
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
         "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
@@ -93,6 +98,13 @@ def arm_figures(arm: dict) -> dict:
 
 def _uniform_by_step(metrics: list[dict]) -> list[float]:
     return [m["frac_outcome_uniform"] for m in metrics if m.get("frac_outcome_uniform") is not None]
+
+
+def _source_uniform(metrics: list[dict], source: str) -> float | None:
+    """Share of ``source``'s groups with one outcome over the run (each step's share weighted by its groups)."""
+    steps = [(m[f"groups_{source}"], m[f"uniform_{source}"]) for m in metrics if m.get(f"uniform_{source}") is not None]
+    groups = sum(share for share, _ in steps)
+    return sum(share * uniform for share, uniform in steps) / groups if groups else None
 
 
 def _probe_mixed_share(metrics: list[dict]) -> float | None:

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from alice_app.training.rewards import FEED_SOURCES
 from alice_app.training.stopwatch import Stopwatch
 
 # TRL's log keys (GRPO and DPO) → the names the runs table and the charts use.
@@ -23,6 +24,8 @@ METRIC_KEYS: dict[str, str] = {
     "frac_outcome_uniform": "frac_outcome_uniform",  # ours: groups all right or all wrong
     "own_operands": "own_operands",  # ours: replies computing with the task's own operands
     "worked_replay": "worked_replay",  # ours: worked examples taught after the step (training/replay.py)
+    # ours: each feed source's share of the step's groups, and the share of its groups with one outcome
+    **{f"{figure}_{source}": f"{figure}_{source}" for source in FEED_SOURCES for figure in ("groups", "uniform")},
     "learning_rate": "lr",
     "kl": "kl",
     "grad_norm": "grad_norm",

@@ -69,6 +69,8 @@ def make_reward_function(verifier: Any, observer: GroupObserver | None = None, c
             log_metric("accuracy", sum(v.is_correct for v in verdicts) / max(len(verdicts), 1))
             log_metric("frac_outcome_uniform", frac_outcome_uniform(groups))
             log_metric("own_operands", sum(own) / max(len(own), 1))
+            for name, value in by_source(groups).items():
+                log_metric(name, value)
         if observer is not None:
             observer(groups)
         return rewards
@@ -92,6 +94,25 @@ def frac_outcome_uniform(groups: Sequence[GroupResult]) -> float:
     if not groups:
         return 0.0
     return sum(r.passes in (0, len(r.verdicts)) for r in groups) / len(groups)
+
+
+# The co-evolving feed's sources of a step's prompts (``training/feed.py``), each reported on its own.
+FEED_SOURCES = ("hunt", "zone", "repair")
+
+
+def by_source(groups: Sequence[GroupResult]) -> dict[str, float]:
+    """Per feed source: ``groups_<source>``, its share of the groups, and where it has any, ``uniform_<source>``,
+    the share of its groups with one outcome; whether zone replays (a task's own last group) predict a mixed
+    group better than a fresh hunt is then measured, not assumed. Empty for a feed without these sources."""
+    figures: dict[str, float] = {}
+    if not any(r.source in FEED_SOURCES for r in groups):
+        return figures
+    for source in FEED_SOURCES:
+        own = [r for r in groups if r.source == source]
+        figures[f"groups_{source}"] = len(own) / len(groups)
+        if own:
+            figures[f"uniform_{source}"] = frac_outcome_uniform(own)
+    return figures
 
 
 def _reward(verdict: Verdict, response: str, index: int, columns: dict[str, Any]) -> float:

@@ -365,3 +365,16 @@ def test_the_one_outcome_share_is_split_at_the_steps_a_feed_needs_to_measure_its
     figures = report.arm_figures(arm)
     assert figures["uniform_early"] == 1.0 and figures["uniform_late"] == pytest.approx(0.25)
     assert figures["uniform"] == pytest.approx((report.EARLY_STEPS + 0.5) / (report.EARLY_STEPS + 2))
+    assert figures["uniform_zone"] is None and figures["groups_zone"] is None  # a raw without per-source figures
+
+
+def test_the_one_outcome_share_of_each_feed_source_weights_each_step_by_its_groups():
+    arm = _arm(0.0, [(4, 0.5)], 0.7, [0.5, 0.5, 1.0], 0.8)
+    per_step = [{"groups_zone": 0.5, "uniform_zone": 0.0, "groups_hunt": 0.5, "uniform_hunt": 1.0},
+                {"groups_zone": 0.0, "groups_hunt": 1.0, "uniform_hunt": 0.5},
+                {"groups_zone": 1.0, "uniform_zone": 1.0, "groups_hunt": 0.0}]
+    for metrics, figures in zip(arm["metrics"], per_step):
+        metrics.update(figures)
+    figures = report.arm_figures(arm)
+    assert figures["groups_zone"] == pytest.approx(0.5) and figures["uniform_zone"] == pytest.approx(1.0 / 1.5)
+    assert figures["uniform_hunt"] == pytest.approx(1.0 / 1.5) and figures["uniform_repair"] is None

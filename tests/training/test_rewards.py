@@ -77,6 +77,20 @@ def test_groups_with_one_outcome_are_counted_although_their_rewards_differ():
                                                     log_metric=lambda name, value: logged.__setitem__(name, value))
     assert rewards[0] != rewards[1]
     assert logged["frac_outcome_uniform"] == 0.5
+    assert not any(name.startswith(("groups_", "uniform_")) for name in logged)  # no feed source: nothing per source
+
+
+def test_each_feed_sources_share_of_groups_and_of_one_outcome_groups_is_logged():
+    tasks = [generate_task("plain_arithmetic", "easy", seed) for seed in (1, 2, 3)]
+    # a zone replay all right, a hunt mixed, a hunt all wrong
+    completions = [f"Answer: {tasks[0].answer}"] * 2 + [f"Answer: {tasks[1].answer}", "no idea", "no", "idea"]
+    logged = {}
+    make_reward_function(VerifierStack())(completions, task=_columns(tasks, 2),
+                                          source=["zone"] * 2 + ["hunt"] * 4, failure_id=[-1] * 6,
+                                          log_metric=lambda name, value: logged.__setitem__(name, value))
+    assert logged["groups_zone"] == 1 / 3 and logged["groups_hunt"] == 2 / 3 and logged["groups_repair"] == 0
+    assert logged["uniform_zone"] == 1.0 and logged["uniform_hunt"] == 0.5
+    assert "uniform_repair" not in logged  # a share of no groups is not 0: it is not logged
 
 
 def test_the_working_bonus_credits_computing_with_the_tasks_own_operands_right_or_wrong():

@@ -53,6 +53,8 @@ def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_sett
     assert [m["step"] for m in steps] == [1, 2]
     assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "frac_outcome_uniform", "own_operands", "lr",
             "step_time"} <= set(steps[0])
+    # every group of a step came from one of the co-evolving feed's sources
+    assert sum(steps[0].get(f"groups_{source}", 0.0) for source in ("hunt", "zone", "repair")) == 1.0
     assert run["config"]["wording_share"] == 0.5 and run["config"]["working_bonus"] == 0.25
     assert set(services.runs.evals(1)) == {"before", "after"}
     assert _lora_b_norm(model_settings.runs_dir / "run-1" / "adapter") > 0  # LoRA B starts at zero

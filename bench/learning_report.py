@@ -54,6 +54,8 @@ def arm_figures(arm: dict) -> dict:
         # the same over the first EARLY_STEPS steps and the rest: what the feed pays while its cells are unmeasured
         "uniform_early": mean(_uniform_by_step(arm["metrics"])[:EARLY_STEPS]),
         "uniform_late": mean(_uniform_by_step(arm["metrics"])[EARLY_STEPS:]),
+        # which outcome the one-outcome groups had (a step's accuracy 0 or 1 says it when a step is one group)
+        "uniform_all_wrong": _one_group_steps_at(arm, 0.0), "uniform_all_right": _one_group_steps_at(arm, 1.0),
         # per feed source (raws before 2026-12-06 did not record them: n/a): its share of the groups, and the
         # share of its groups with one outcome (does a zone replay predict a mixed group better than a hunt?)
         **{f"groups_{source}": mean(m.get(f"groups_{source}") for m in arm["metrics"]) for source in FEED_SOURCES},
@@ -98,6 +100,15 @@ def arm_figures(arm: dict) -> dict:
 
 def _uniform_by_step(metrics: list[dict]) -> list[float]:
     return [m["frac_outcome_uniform"] for m in metrics if m.get("frac_outcome_uniform") is not None]
+
+
+def _one_group_steps_at(arm: dict, accuracy: float) -> float | None:
+    """Share of the steps whose accuracy was ``accuracy`` (0: all wrong, 1: all right), where every step trained
+    one prompt's group (``prompts_per_step`` 1); None otherwise, where a step's accuracy mixes groups."""
+    if arm["config"].get("prompts_per_step") != 1:
+        return None
+    steps = [m["accuracy"] for m in arm["metrics"] if m.get("step", 0) > 0 and m.get("accuracy") is not None]
+    return sum(a == accuracy for a in steps) / len(steps) if steps else None
 
 
 def _source_uniform(metrics: list[dict], source: str) -> float | None:

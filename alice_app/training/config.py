@@ -66,8 +66,8 @@ class TrainConfig:
         "with mixed outcomes instead of probing cells one step at a time; generation only; 0 = off (run 29: no lower "
         "share of one-outcome groups over 2 seeds)"))
     feed_zone_replay: float = field(default=0.25, metadata=_help(
-        "co-evolving feed: share of prompts replayed from tasks whose last group's pass rate lies inside the "
-        "curriculum's discrimination zone (each at most 4 times), at any level the feed draws from"))
+        "co-evolving feed: share of prompts replayed from tasks at each family's curriculum level whose last "
+        "group's pass rate lies inside the curriculum's discrimination zone (each at most 4 times)"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))

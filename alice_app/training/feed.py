@@ -4,9 +4,9 @@ Three sources, mixed by a seeded ``Random``:
 - **repair**: a banked failure turned into a fresh variant (same template, or contrastive), kept
   with probability of its cell's weight, so failures of a cell the policy has since mastered stop
   filling the batch with groups that are all correct;
-- **zone replay** (a ``zone_replay`` share, 0.25 by default): a task of any frontier cell whose last group's
-  pass rate lies inside the discrimination zone (a group with mixed outcomes is the only kind that carries a
-  GRPO gradient, and a task's own last group predicts its next one better than its cell does);
+- **zone replay** (a ``zone_replay`` share, 0.25 by default): a task at its family's curriculum level whose
+  last group's pass rate lies inside the discrimination zone (a group with mixed outcomes is the only kind that
+  carries a GRPO gradient, and a task's own last group predicts its next one better than its cell does);
 - **hunt**: a new task from the frontier: each family's current curriculum level, and the
   ``lookahead`` levels above it (1 by default; each probed at ``LOOKAHEAD_WEIGHT`` times the weight of
   the level below, so with 2 and three levels every harder level is in the feed from the first step). A cell (family × level) is chosen with weight = its
@@ -155,10 +155,10 @@ class CoevolvingFeed:
         return items
 
     def zone_item(self) -> FeedItem | None:
-        """A task last measured inside the zone, from the first frontier cell (in random order) that has one."""
-        cells = [(family, level) for family, level, _ in self.frontier()]
-        for family, level in self.rng.sample(cells, len(cells)):
-            ids = self.curriculum.zone_tasks(family, level, self.config.zone)
+        """A task last measured inside the zone, from the first family (in random order) that has one at its
+        curriculum level (run 31 also replayed the lookahead levels', at 409d4f3: not adopted)."""
+        for family in self.rng.sample(self.families, len(self.families)):
+            ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
             candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
             if candidates:
                 task_id = self.rng.choice(candidates)

@@ -378,3 +378,9 @@ def test_the_one_outcome_share_of_each_feed_source_weights_each_step_by_its_grou
     figures = report.arm_figures(arm)
     assert figures["groups_zone"] == pytest.approx(0.5) and figures["uniform_zone"] == pytest.approx(1.0 / 1.5)
     assert figures["uniform_hunt"] == pytest.approx(1.0 / 1.5) and figures["uniform_repair"] is None
+    assert figures["uniform_all_wrong"] is None  # several prompts a step: a step's accuracy mixes groups
+    arm["config"]["prompts_per_step"] = 1
+    for metrics, accuracy in zip(arm["metrics"], (0.0, 0.5, 1.0)):
+        metrics["accuracy"] = accuracy
+    figures = report.arm_figures(arm)
+    assert figures["uniform_all_wrong"] == pytest.approx(1 / 3) and figures["uniform_all_right"] == pytest.approx(1 / 3)

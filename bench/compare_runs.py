@@ -20,14 +20,15 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from alice_app.training.rewards import SOURCE_METRICS  # noqa: E402
 from bench.learning_report import arm_figures, mean, spread, stats  # noqa: E402
 
 FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy", "negation_medium", "negation_hard",
            "control_worst_change", "banked_solved", "variants_after", "paraphrase_correct_after",
            "paraphrase_trained_after", "paraphrase_echo_after", "prompt_number_after", "free_accuracy_before",
            "free_accuracy_after", "free_penalty_after",
-           "self_contradiction_after", "uniform", "uniform_early", "uniform_late", "uniform_all_wrong", "uniform_all_right",
-           "groups_zone", "uniform_zone", "groups_hunt", "uniform_hunt", "groups_repair", "uniform_repair", "completion_tokens", "step_minutes", "warm_start_minutes",
+           "self_contradiction_after", "uniform", "uniform_early", "uniform_late", "uniform_all_wrong",
+           "uniform_all_right", *SOURCE_METRICS, "completion_tokens", "step_minutes", "warm_start_minutes",
            "step_cpu_minutes", "warm_start_cpu_minutes", "probe_cpu_minutes", "probe_mixed",
            "warm_accuracy", "warm_penalty", "warm_paraphrase_correct", "warm_paraphrase_trained", "warm_paraphrase_echo")
 

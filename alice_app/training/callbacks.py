@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from alice_app.training.rewards import FEED_SOURCES
+from alice_app.training.rewards import SOURCE_METRICS
 from alice_app.training.stopwatch import Stopwatch
 
 # TRL's log keys (GRPO and DPO) → the names the runs table and the charts use.
@@ -25,7 +25,7 @@ METRIC_KEYS: dict[str, str] = {
     "own_operands": "own_operands",  # ours: replies computing with the task's own operands
     "worked_replay": "worked_replay",  # ours: worked examples taught after the step (training/replay.py)
     # ours: each feed source's share of the step's groups, and the share of its groups with one outcome
-    **{f"{figure}_{source}": f"{figure}_{source}" for source in FEED_SOURCES for figure in ("groups", "uniform")},
+    **{name: name for name in SOURCE_METRICS},
     "learning_rate": "lr",
     "kl": "kl",
     "grad_norm": "grad_norm",

@@ -98,6 +98,8 @@ def frac_outcome_uniform(groups: Sequence[GroupResult]) -> float:
 
 # The co-evolving feed's sources of a step's prompts (``training/feed.py``), each reported on its own.
 FEED_SOURCES = ("hunt", "zone", "repair")
+# The names ``by_source`` logs: per source, its share of the groups and the share of those with one outcome.
+SOURCE_METRICS = tuple(f"{figure}_{source}" for source in FEED_SOURCES for figure in ("groups", "uniform"))
 
 
 def by_source(groups: Sequence[GroupResult]) -> dict[str, float]:

@@ -6,6 +6,7 @@ import pytest
 from alice_app.tasks.registry import generate_task
 from alice_app.training.config import TrainConfig
 from alice_app.training.job import TrainingJob
+from alice_app.training.rewards import FEED_SOURCES
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 TINY = dict(num_generations=2, prompts_per_step=1, max_completion_length=16, eval_n_per_cell=0, warm_start_prompts=0,
@@ -54,7 +55,7 @@ def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_sett
     assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "frac_outcome_uniform", "own_operands", "lr",
             "step_time"} <= set(steps[0])
     # every group of a step came from one of the co-evolving feed's sources
-    assert sum(steps[0].get(f"groups_{source}", 0.0) for source in ("hunt", "zone", "repair")) == 1.0
+    assert sum(steps[0].get(f"groups_{source}", 0.0) for source in FEED_SOURCES) == 1.0
     assert run["config"]["wording_share"] == 0.5 and run["config"]["working_bonus"] == 0.25
     assert set(services.runs.evals(1)) == {"before", "after"}
     assert _lora_b_norm(model_settings.runs_dir / "run-1" / "adapter") > 0  # LoRA B starts at zero

@@ -23,6 +23,7 @@ METRIC_KEYS: dict[str, str] = {
     "frac_reward_zero_std": "frac_reward_zero_std",
     "frac_outcome_uniform": "frac_outcome_uniform",  # ours: groups all right or all wrong
     "own_operands": "own_operands",  # ours: replies computing with the task's own operands
+    "echo": "echo",  # ours: replies whose wrong answer is another number of the prompt
     "worked_replay": "worked_replay",  # ours: worked examples taught after the step (training/replay.py)
     # ours: each feed source's share of the step's groups, and the share of its groups with one outcome
     **{name: name for name in SOURCE_METRICS},

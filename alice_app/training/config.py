@@ -36,7 +36,8 @@ COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "feed_probe", "feed_zone_replay", "war
 # Fields added after runs were recorded, with the value that runs the code as it was before them: a saved
 # run's settings lacking one of them ran with this value.
 ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0,
-                                "feed_probe": 0, "feed_zone_replay": 0.25}
+                                "feed_probe": 0, "feed_zone_replay": 0.25, "echo_penalty": 0.0,
+                                "worked_replay_unsolved_only": False}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -118,9 +119,16 @@ class TrainConfig:
         "added to the reward when the reply computes with exactly the question's own numbers ('3 + 7 = …' for "
         "'Someone says 12. Add 3 and 7.', not '12 + 7 = 19'), right or wrong: credit for ignoring the distractor "
         "while the answer is still out of reach (arithmetic families); 0 = off"))
+    echo_penalty: float = field(default=0.0, metadata=_help(
+        "subtracted from the reward when a wrong final answer is another number of the prompt (the distractor, "
+        "a claimed result, an operand copied): a group whose answers are all still wrong then prefers the "
+        "replies that computed something over the ones that copied; 0 = off"))
     worked_replay: bool = field(default=False, metadata=_help(
         "after each GRPO step, fine-tune on the engine's worked solutions of the step's tasks that had a wrong "
         "completion, in every wording (keeps the warm start's teaching while GRPO explores)"))
+    worked_replay_unsolved_only: bool = field(default=False, metadata=_help(
+        "with worked_replay: teach only the tasks whose group had no correct completion at all (the groups "
+        "GRPO learns nothing from), not every task with a wrong one"))
     no_format_share: float = field(default=0.25, metadata=_help(
         "share of training prompts shown without the 'Answer: <number>' line (varied wordings; evaluation "
         "always keeps it)"))
@@ -174,7 +182,7 @@ class TrainConfig:
         for name in ("warmup_ratio", "no_format_share", "rephrase_share", "wording_share", "warm_start_twins",
                      "feed_zone_replay"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
-        for name in ("consistency_penalty", "working_bonus"):
+        for name in ("consistency_penalty", "working_bonus", "echo_penalty"):
             _check(0 <= getattr(self, name) <= 1, f"{name} must be between 0 and 1, not {getattr(self, name)}")
         _check(self.num_generations >= 2, "num_generations must be at least 2: GRPO compares completions "
                                           f"within a group (got {self.num_generations})")

@@ -35,11 +35,12 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
         callbacks = [*callbacks, feed_probe_callback(feed, tokenizer, services.settings, services.verifier, config,
                                                      on_report=on_probe, should_stop=should_stop)]
     if config.worked_replay:  # first, so its log key is in place when the run recorder reads the line
-        replay = as_trainer_callback(WorkedReplay(tokenizer, config.fine_tune_learning_rate))
+        replay = as_trainer_callback(WorkedReplay(tokenizer, config.fine_tune_learning_rate,
+                                                  unsolved_only=config.worked_replay_unsolved_only))
         observer, callbacks = chain_observers(observer, replay.observe), [replay, *callbacks]
     trainer = GRPOTrainer(
         model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty,
-                                          config.working_bonus),
+                                                              config.working_bonus, config.echo_penalty),
         args=args,
         train_dataset=dataset, processing_class=tokenizer, peft_config=config.lora_config(), callbacks=callbacks,
     )

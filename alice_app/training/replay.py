@@ -7,8 +7,9 @@ as the worked warm start teaches), moves the same LoRA weights. The GRPO groups 
 samples (nothing is injected into them, so ``frac_outcome_uniform`` still counts only the model's
 answers); the replay keeps the warm start's teaching from drifting while GRPO explores, and it teaches
 exactly the tasks the feed chose and the model failed (for the co-evolving feed: zone, hunt and repair
-tasks). Its AdamW keeps its moments across steps. Each step's count of taught examples is logged as
-``worked_replay``.
+tasks); with ``worked_replay_unsolved_only``, only the tasks none of whose completions was correct (the
+groups whose rewards carry no correctness signal for GRPO). Its AdamW keeps its moments across steps.
+Each step's count of taught examples is logged as ``worked_replay``.
 """
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ from alice_app.training.warm_start import fine_tune, lora_optimizer, worked_exam
 from alice_app.types import Task
 
 
-def failed_tasks(groups: Sequence[GroupResult]) -> list[Task]:
-    """The distinct tasks of ``groups`` with at least one wrong completion, in order."""
+def failed_tasks(groups: Sequence[GroupResult], unsolved_only: bool = False) -> list[Task]:
+    """The distinct tasks of ``groups`` with at least one wrong completion (with ``unsolved_only``: with no
+    correct one), in order."""
     tasks: dict[str, Task] = {}
     for group in groups:
-        if group.passes < len(group.verdicts):
+        if group.passes < (1 if unsolved_only else len(group.verdicts)):
             tasks.setdefault(group.task.id, group.task)
     return list(tasks.values())
 
@@ -31,14 +33,16 @@ def failed_tasks(groups: Sequence[GroupResult]) -> list[Task]:
 class WorkedReplay:
     """Collects the failed tasks of each step (``observe``, a group observer) and teaches them at its end."""
 
-    def __init__(self, tokenizer: Any, learning_rate: float, should_stop: Callable[[], bool] = lambda: False):
+    def __init__(self, tokenizer: Any, learning_rate: float, should_stop: Callable[[], bool] = lambda: False,
+                 unsolved_only: bool = False):
         self.tokenizer, self.learning_rate, self.should_stop = tokenizer, learning_rate, should_stop
+        self.unsolved_only = unsolved_only
         self.pending: list[Task] = []
         self.taught_last_step = 0
         self._optimizer = None
 
     def observe(self, groups: Sequence[GroupResult]) -> None:
-        self.pending.extend(failed_tasks(groups))
+        self.pending.extend(failed_tasks(groups, self.unsolved_only))
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         tasks, self.pending = self.pending, []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from alice_app.reward import compute_reward
-from alice_app.shortcuts import computes_with, contradicts_own_result
+from alice_app.shortcuts import computes_with, contradicts_own_result, echoes_prompt_number
 from alice_app.types import Task, Verdict
 
 
@@ -49,26 +49,31 @@ def completion_text(completion: Any) -> str:
 
 
 def make_reward_function(verifier: Any, observer: GroupObserver | None = None, consistency_penalty: float = 0.0,
-                         working_bonus: float = 0.0) -> Callable[..., list[float]]:
+                         working_bonus: float = 0.0, echo_penalty: float = 0.0) -> Callable[..., list[float]]:
     """The reward function for GRPOTrainer. Columns used: ``task`` (JSON of a Task), and optionally
     ``source``, ``failure_id``, ``turn_index`` and ``previous_answers`` (JSON list, episode mode).
     ``consistency_penalty`` is subtracted when a reply's final answer contradicts its own last
     computed result ("6 + 6 = 12. The answer is 6"); ``working_bonus`` is added when the reply computes
-    with exactly the task's own operands (``uses_own_operands``), right or wrong."""
+    with exactly the task's own operands (``uses_own_operands``), right or wrong; ``echo_penalty`` is
+    subtracted when a wrong final answer is another number of the task's prompt (``echoes_prompt_number``).
+    Each batch logs ``echo``, the share of its replies that echo."""
 
     def alice_reward(completions: Sequence[Any], task: Sequence[str], **columns: Any) -> list[float]:
         responses = [completion_text(c) for c in completions]
         tasks = [Task.from_dict(json.loads(t)) for t in task]
         verdicts = [verifier.verify(t, r) for t, r in zip(tasks, responses)]
         own = [uses_own_operands(t, r) for t, r in zip(tasks, responses)]
+        echo = [echoes_prompt_number(t.prompt, v.extracted, t.answer) for t, v in zip(tasks, verdicts)]
         rewards = [_reward(v, r, i, columns) - consistency_penalty * contradicts_own_result(r, v.extracted)
-                   + working_bonus * own[i] for i, (v, r) in enumerate(zip(verdicts, responses))]
+                   + working_bonus * own[i] - echo_penalty * echo[i]
+                   for i, (v, r) in enumerate(zip(verdicts, responses))]
         groups = group_results(tasks, responses, verdicts, columns)
         log_metric = columns.get("log_metric")
         if log_metric is not None:
             log_metric("accuracy", sum(v.is_correct for v in verdicts) / max(len(verdicts), 1))
             log_metric("frac_outcome_uniform", frac_outcome_uniform(groups))
             log_metric("own_operands", sum(own) / max(len(own), 1))
+            log_metric("echo", sum(echo) / max(len(echo), 1))
             for name, value in by_source(groups).items():
                 log_metric(name, value)
         if observer is not None:

@@ -110,3 +110,8 @@ def test_the_warm_start_fine_tunes_at_its_own_rate_or_else_at_grpos():
     assert TrainConfig().fine_tune_learning_rate == 1e-4 and TrainConfig().learning_rate == 3e-5  # run 25
     with pytest.raises(ValueError, match=r"warm_start_learning_rate must be 0 \(= learning_rate\) or in"):
         TrainConfig(warm_start_learning_rate=-1e-4).validate()
+
+
+def test_echo_penalty_is_bounded():
+    with pytest.raises(ValueError, match="echo_penalty must be between 0 and 1"):
+        TrainConfig(echo_penalty=1.5).validate()

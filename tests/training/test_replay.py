@@ -44,3 +44,12 @@ def test_chained_observers_each_see_every_group_and_none_chains_to_none():
     observe(["g1", "g2"])
     assert seen_a == seen_b == ["g1", "g2"]
     assert chain_observers(None, None) is None
+
+
+def test_unsolved_only_hands_over_just_the_groups_without_a_correct_completion():
+    mixed, failed = (generate_task("negation_arithmetic", "easy", seed) for seed in (2, 3))
+    groups = [_group(mixed, [mixed.answer, "99999"]), _group(failed, ["99999"] * 2)]
+    assert [t.id for t in failed_tasks(groups, unsolved_only=True)] == [failed.id]
+    replay = WorkedReplay(tokenizer=None, learning_rate=1e-4, unsolved_only=True)
+    replay.observe(groups)
+    assert [t.id for t in replay.pending] == [failed.id]

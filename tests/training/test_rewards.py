@@ -111,3 +111,17 @@ def test_the_working_bonus_credits_computing_with_the_tasks_own_operands_right_o
     reply = [f"{numbers[0]} - {numbers[1]} = 1"]
     assert make_reward_function(VerifierStack(), working_bonus=0.25)(reply, task=_columns([comparison], 1)) == \
         make_reward_function(VerifierStack())(reply, task=_columns([comparison], 1))
+
+
+def test_the_echo_penalty_hits_a_wrong_answer_copied_from_the_prompt_only():
+    task = generate_task("false_claim", "easy", 1)
+    claimed = task.metadata["distractors"][0]
+    assert str(claimed) != task.answer
+    replies = [f"Answer: {claimed}", "Answer: 99999", f"Answer: {task.answer}"]
+    logged = {}
+    plain = make_reward_function(VerifierStack())(replies, task=_columns([task], 3))
+    strict = make_reward_function(VerifierStack(), echo_penalty=0.5)(
+        replies, task=_columns([task], 3), log_metric=lambda name, value: logged.__setitem__(name, value))
+    assert [round(s - p, 6) for s, p in zip(strict, plain)] == [-0.5, 0.0, 0.0]
+    assert strict[1] > strict[0]  # an all-wrong group now prefers the reply that did not copy
+    assert logged["echo"] == 1 / 3

@@ -31,12 +31,12 @@ from alice_app.curriculum import record_outcome
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import generate_task
 from alice_app.tasks.repair import pick_failures, repair_variant, unrepaired_rows
+from alice_app.training.config import TrainConfig
 from alice_app.training.prompts import task_messages
 from alice_app.training.rewards import GroupResult
 from alice_app.types import LEVELS, Task
 from alice_app.verify.tier3 import consistency
 
-ZONE_REPLAY_MIX = 0.25  # default share of prompts replayed from the discrimination zone
 MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
 ESTIMATE_MEMORY = 0.7  # older groups of a cell count this much less after each new group
 MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of ALICE is the hard ones
@@ -77,7 +77,7 @@ class CoevolvingFeed:
 
     def __init__(self, families: Sequence[str], curriculum: Any, bank: Any, *, seed: int = 0,
                  build_messages: Callable[[Task], Sequence[dict]] = task_messages, lookahead: int = 1,
-                 zone_replay: float = ZONE_REPLAY_MIX):
+                 zone_replay: float = TrainConfig.feed_zone_replay):
         if not families:
             raise ValueError("the feed needs at least one task family")
         if not 0 <= lookahead < len(LEVELS):

@@ -28,7 +28,8 @@ FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy",
            "paraphrase_trained_after", "paraphrase_echo_after", "prompt_number_after", "free_accuracy_before",
            "free_accuracy_after", "free_penalty_after",
            "self_contradiction_after", "uniform", "uniform_early", "uniform_late", "uniform_all_wrong",
-           "uniform_all_right", *SOURCE_METRICS, "completion_tokens", "step_minutes", "warm_start_minutes",
+           "uniform_all_right", *SOURCE_METRICS, "train_echo", "train_echo_late", "replay_examples",
+           "completion_tokens", "step_minutes", "warm_start_minutes",
            "step_cpu_minutes", "warm_start_cpu_minutes", "probe_cpu_minutes", "probe_mixed",
            "warm_accuracy", "warm_penalty", "warm_paraphrase_correct", "warm_paraphrase_trained", "warm_paraphrase_echo")
 

@@ -60,6 +60,12 @@ def arm_figures(arm: dict) -> dict:
         # share of its groups with one outcome (does a zone replay predict a mixed group better than a hunt?)
         **{f"groups_{source}": mean(m.get(f"groups_{source}") for m in arm["metrics"]) for source in FEED_SOURCES},
         **{f"uniform_{source}": _source_uniform(arm["metrics"], source) for source in FEED_SOURCES},
+        # the training replies whose wrong answer is another number of their prompt, all steps and after EARLY_STEPS
+        # (raws before 2026-12-06 did not record it: n/a), and the worked examples the replay taught in all
+        "train_echo": mean(m.get("echo") for m in arm["metrics"]),
+        "train_echo_late": mean(m.get("echo") for m in arm["metrics"] if m.get("step", 0) > EARLY_STEPS),
+        "replay_examples": (sum(m["worked_replay"] for m in arm["metrics"] if "worked_replay" in m)
+                            if any("worked_replay" in m for m in arm["metrics"]) else None),
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
         "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,

@@ -384,3 +384,15 @@ def test_the_one_outcome_share_of_each_feed_source_weights_each_step_by_its_grou
         metrics["accuracy"] = accuracy
     figures = report.arm_figures(arm)
     assert figures["uniform_all_wrong"] == pytest.approx(1 / 3) and figures["uniform_all_right"] == pytest.approx(1 / 3)
+
+
+def test_the_training_echo_share_and_the_replays_taught_are_reported_where_recorded():
+    arm = _arm(0.0, [(4, 0.5)], 0.7, [0.5] * (report.EARLY_STEPS + 2), 0.8)
+    figures = report.arm_figures(arm)
+    assert figures["train_echo"] is None and figures["replay_examples"] is None  # older raws: n/a
+    for metrics in arm["metrics"]:
+        metrics["echo"] = 0.5 if metrics["step"] <= report.EARLY_STEPS else 0.0
+        metrics["worked_replay"] = 2
+    figures = report.arm_figures(arm)
+    assert figures["train_echo"] == pytest.approx(0.5 * report.EARLY_STEPS / (report.EARLY_STEPS + 2))
+    assert figures["train_echo_late"] == 0.0 and figures["replay_examples"] == 2 * (report.EARLY_STEPS + 2)

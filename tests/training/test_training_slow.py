@@ -42,7 +42,7 @@ def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_sett
     # the LoRA update is non-zero (a group whose rewards are all equal has no gradient).
     argv = ["train", "--steps", "2", "--num-generations", "4", "--max-completion-length", "16",
             "--families", "plain_arithmetic", "--eval-n-per-cell", "1", "--learning-rate", "1e-3",
-            "--wording-share", "0.5", "--working-bonus", "0.25",  # both reach the real trainer
+            "--wording-share", "0.5", "--working-bonus", "0.25", "--echo-penalty", "0.5",  # all reach the trainer
             "--warm-start-prompts", "4"]  # the default worked warm start, on 4 tasks
     assert main(argv) == 0
     out = capsys.readouterr().out
@@ -52,11 +52,12 @@ def test_cli_grpo_run_changes_the_lora_weights_and_records_everything(model_sett
     warm, *steps = services.runs.metrics(1)
     assert warm["step"] == 0 and warm["warm_start_prompts"] == 4 and warm["warm_start_samples"] == 0
     assert [m["step"] for m in steps] == [1, 2]
-    assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "frac_outcome_uniform", "own_operands", "lr",
-            "step_time"} <= set(steps[0])
+    assert {"loss", "reward", "accuracy", "frac_reward_zero_std", "frac_outcome_uniform", "own_operands", "echo",
+            "lr", "step_time"} <= set(steps[0])
     # every group of a step came from one of the co-evolving feed's sources
     assert sum(steps[0].get(f"groups_{source}", 0.0) for source in FEED_SOURCES) == 1.0
     assert run["config"]["wording_share"] == 0.5 and run["config"]["working_bonus"] == 0.25
+    assert run["config"]["echo_penalty"] == 0.5
     assert set(services.runs.evals(1)) == {"before", "after"}
     assert _lora_b_norm(model_settings.runs_dir / "run-1" / "adapter") > 0  # LoRA B starts at zero
     assert run["checkpoint"].endswith("adapter")
@@ -186,6 +187,16 @@ def test_worked_replay_teaches_the_failed_tasks_after_each_real_grpo_step(model_
     # 16 tokens rarely hold a worked negation answer: a group with a wrong completion, three wordings taught
     assert [m["step"] for m in steps] == [1, 2] and all("worked_replay" in m for m in steps)
     assert max(m["worked_replay"] for m in steps) >= 2 and run["config"]["worked_replay"] is True
+
+
+def test_unsolved_only_worked_replay_teaches_after_exactly_the_steps_whose_group_was_all_wrong(model_services):
+    config = TrainConfig(steps=3, **{**TINY, "num_generations": 4, "families": ("plain_arithmetic",),
+                                     "worked_replay": True, "worked_replay_unsolved_only": True})
+    run = completed_run(model_services, config)
+    steps = model_services.runs.metrics(run["id"])
+    assert [m["step"] for m in steps] == [1, 2, 3]
+    # one prompt a step: its group had no correct completion exactly when the step's accuracy is 0
+    assert [m["worked_replay"] > 0 for m in steps] == [m["accuracy"] == 0 for m in steps]
 
 
 def test_worked_replay_moves_the_lora_weights_with_one_optimizer_across_steps(model_settings):

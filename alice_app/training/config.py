@@ -18,6 +18,7 @@ LR_SCHEDULES: tuple[str, ...] = ("constant", "linear", "cosine")
 REPORTERS: tuple[str, ...] = ("tensorboard", "trackio", "wandb")  # TRL/transformers integrations
 VLLM_MODES: tuple[str, ...] = ("colocate", "server")
 WARM_START_SOURCES: tuple[str, ...] = ("samples", "worked")
+MAX_ZONE_REPLAYS = 4  # the co-evolving feed replays a task at most this often: the goal is the family, not one item
 MAX_STEPS = 100_000  # far beyond any run this workbench makes; a typo of 10**9 steps must not validate
 # (field, lowest, highest) of the whole-number sizes; the highest values are far beyond any sensible run.
 SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
@@ -68,7 +69,8 @@ class TrainConfig:
         "share of one-outcome groups over 2 seeds)"))
     feed_zone_replay: float = field(default=0.25, metadata=_help(
         "co-evolving feed: share of prompts replayed from tasks at each family's curriculum level whose last "
-        "group's pass rate lies inside the curriculum's discrimination zone (each at most 4 times)"))
+        "group's pass rate lies inside the curriculum's discrimination zone (each at most "
+        f"{MAX_ZONE_REPLAYS} times)"))
     model: str = field(default="", metadata=_help("base model to train: a Hugging Face id or local path; "
                                                   "empty = the configured MODEL_NAME"))
     steps: int = field(default=40, metadata=_help("optimizer steps of the run"))

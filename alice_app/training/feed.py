@@ -31,13 +31,12 @@ from alice_app.curriculum import record_outcome
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import generate_task
 from alice_app.tasks.repair import pick_failures, repair_variant, unrepaired_rows
-from alice_app.training.config import TrainConfig
+from alice_app.training.config import MAX_ZONE_REPLAYS, TrainConfig
 from alice_app.training.prompts import task_messages
 from alice_app.training.rewards import GroupResult
 from alice_app.types import LEVELS, Task
 from alice_app.verify.tier3 import consistency
 
-MAX_REPLAYS = 4  # a task is replayed at most this often: the goal is the family, not one item
 ESTIMATE_MEMORY = 0.7  # older groups of a cell count this much less after each new group
 MIN_CELL_WEIGHT = 0.1  # cells outside the zone are still probed: the core of ALICE is the hard ones
 LOOKAHEAD_WEIGHT = 0.5  # weight of a level relative to the level below it, above a family's curriculum level
@@ -159,7 +158,7 @@ class CoevolvingFeed:
         curriculum level (run 31 also replayed the lookahead levels', at 409d4f3: not adopted)."""
         for family in self.rng.sample(self.families, len(self.families)):
             ids = self.curriculum.zone_tasks(family, self.level_of(family), self.config.zone)
-            candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_REPLAYS]
+            candidates = [i for i in ids if i in self.known_tasks and self.replays.get(i, 0) < MAX_ZONE_REPLAYS]
             if candidates:
                 task_id = self.rng.choice(candidates)
                 self.replays[task_id] = self.replays.get(task_id, 0) + 1

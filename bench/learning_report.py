@@ -64,8 +64,7 @@ def arm_figures(arm: dict) -> dict:
         # (raws before 2026-12-06 did not record it: n/a), and the worked examples the replay taught in all
         "train_echo": mean(m.get("echo") for m in arm["metrics"]),
         "train_echo_late": mean(m.get("echo") for m in arm["metrics"] if m.get("step", 0) > EARLY_STEPS),
-        "replay_examples": (sum(m["worked_replay"] for m in arm["metrics"] if "worked_replay" in m)
-                            if any("worked_replay" in m for m in arm["metrics"]) else None),
+        "replay_examples": _total(m.get("worked_replay") for m in arm["metrics"]),
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
         "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,
@@ -108,6 +107,12 @@ def _uniform_by_step(metrics: list[dict]) -> list[float]:
     return [m["frac_outcome_uniform"] for m in metrics if m.get("frac_outcome_uniform") is not None]
 
 
+def _total(values) -> float | None:
+    """The sum of the values that were recorded; None where none was (a raw from before the figure)."""
+    values = [v for v in values if v is not None]
+    return sum(values) if values else None
+
+
 def _one_group_steps_at(arm: dict, accuracy: float) -> float | None:
     """Share of the steps whose accuracy was ``accuracy`` (0: all wrong, 1: all right), where every step trained
     one prompt's group (``prompts_per_step`` 1); None otherwise, where a step's accuracy mixes groups."""
@@ -131,8 +136,8 @@ def _probe_mixed_share(metrics: list[dict]) -> float | None:
 
 
 def _cpu_minutes(metrics: list[dict], key: str) -> float | None:
-    seconds = [m[key] for m in metrics if m.get(key) is not None]
-    return sum(seconds) / 60 if seconds else None
+    seconds = _total(m.get(key) for m in metrics)
+    return None if seconds is None else seconds / 60
 
 
 def missing_arms(arms: dict) -> list[str]:

@@ -204,6 +204,11 @@ class TrainConfig:
                f"report_to takes {', '.join(REPORTERS)}, not {', '.join(sorted(set(self.report_to) - set(REPORTERS)))}")
         _check(self.warm_start_source in WARM_START_SOURCES, "warm_start_source must be one of "
                f"{', '.join(WARM_START_SOURCES)}, not {_brief(self.warm_start_source)}")
+        _check(not self.worked_replay_unsolved_only or self.worked_replay,
+               "worked_replay_unsolved_only narrows worked_replay's tasks: set worked_replay too, or leave it off")
+        _check(not self.warm_start_twins or (self.warm_start_source == "worked" and self.warm_start_prompts > 0),
+               "warm_start_twins adds control twins to the worked warm start: it needs warm_start_source=worked "
+               "and warm_start_prompts above 0, or set it to 0")
         _check(self.vllm_mode in VLLM_MODES, f"vllm_mode must be one of {', '.join(VLLM_MODES)}, not {_brief(self.vllm_mode)}")
         self._check_families()
         return self

@@ -192,10 +192,17 @@ def aggregate(per_seed: dict) -> dict:
     return out
 
 
-def targets(agg: dict) -> list[dict]:
+# The issue's negation_arithmetic targets are on at least this many held-out tasks a cell; fewer is not a measurement
+# of them (the held-out tasks of a cell are the same in every seed, so seeds do not add to the count).
+NEGATION_TASKS_PER_CELL = 20
+
+
+def targets(agg: dict, n_per_cell: int) -> list[dict]:
     """The issue's targets, each with the measured value and whether it was met (on the seed mean,
-    or in every seed where the target says so)."""
+    or in every seed where the target says so); ``n_per_cell``: the held-out tasks of each cell."""
     a, c = agg["alice"], agg["comparison"]
+    enough = n_per_cell >= NEGATION_TASKS_PER_CELL
+    negation = f"on {n_per_cell} held-out tasks a cell" + ("" if enough else f", not ≥ {NEGATION_TASKS_PER_CELL}")
     reach = c["steps_to_static_penalty_fraction"]["values"]
     never = sum(bool(v) for v in c.get("static_penalty_never_reached", {}).get("values", []))
     if never:  # a miss in those seeds, not "unmeasured"
@@ -205,8 +212,9 @@ def targets(agg: dict) -> list[dict]:
     rows = [
         ("distraction penalty (core families × easy/medium) reduced", "≥ 75 %", a["penalty_reduction"]["mean"],
          lambda v: v >= 0.75),
-        ("negation_arithmetic easy", "≥ 0.85", a["negation_easy"]["mean"], lambda v: v >= 0.85),
-        ("negation_arithmetic medium", "≥ 0.60", a["negation_medium"]["mean"], lambda v: v >= 0.60),
+        (f"negation_arithmetic easy, {negation}", "≥ 0.85", a["negation_easy"]["mean"], lambda v: enough and v >= 0.85),
+        (f"negation_arithmetic medium, {negation}", "≥ 0.60", a["negation_medium"]["mean"],
+         lambda v: enough and v >= 0.60),
         ("worst control cell change", "≥ −0.05", a["control_worst_change"]["min"],
          lambda v: round(v, 9) >= -0.05),  # one task in 20 is exactly 0.05: not "more than 5 points"
         ("banked failures solved after training (exact tasks)", "≥ 70 %", a["banked_solved"]["mean"],
@@ -308,7 +316,8 @@ def summarize(runs: dict, overhead: dict, meta) -> dict:
             "eval_n_per_cell": meta["eval_n_per_cell"], "curve_n_per_cell": meta["curve_n_per_cell"],
             "eval_every": meta["eval_every"], "hunt_episodes": meta["hunt_episodes"], "quick": meta["quick"],
             "paraphrases_scored": meta.get("paraphrases") or "all", "shared_settings": meta["settings"],
-            "config": next(iter(per_seed.values()))["config"], "aggregate": agg, "targets": targets(agg),
+            "config": next(iter(per_seed.values()))["config"], "aggregate": agg,
+            "targets": targets(agg, meta["eval_n_per_cell"]),
             "per_seed": per_seed, "overhead": overhead}
 
 

@@ -8,7 +8,8 @@ Three sources, mixed by a seeded ``Random``:
   last group's pass rate lies inside the discrimination zone (a group with mixed outcomes is the only kind that
   carries a GRPO gradient, and a task's own last group predicts its next one better than its cell does);
 - **hunt**: a new task from the frontier: each family's current curriculum level, and the
-  ``lookahead`` levels above it (``TrainConfig.feed_lookahead`` by default; each probed at ``LOOKAHEAD_WEIGHT`` times the weight of
+  ``lookahead`` levels above it (``TrainConfig.feed_lookahead`` by default; each probed at ``LOOKAHEAD_WEIGHT``
+  times the weight of
   the level below, so with 2 and three levels every harder level is in the feed from the first step). A cell (family × level) is chosen with weight = its
   recent share of **mixed groups** (some completions right, some wrong: the only groups that carry
   a GRPO gradient), so cells the model always or never solves fade out, a cell at 50 % made of
@@ -75,8 +76,8 @@ class CoevolvingFeed:
     """Draws prompts from the curriculum, the bank and the zone; learns from every judged group."""
 
     def __init__(self, families: Sequence[str], curriculum: Any, bank: Any, *, seed: int = 0,
-                 build_messages: Callable[[Task], Sequence[dict]] = task_messages, lookahead: int = TrainConfig.feed_lookahead,
-                 zone_replay: float = TrainConfig.feed_zone_replay):
+                 build_messages: Callable[[Task], Sequence[dict]] = task_messages,
+                 lookahead: int = TrainConfig.feed_lookahead, zone_replay: float = TrainConfig.feed_zone_replay):
         if not families:
             raise ValueError("the feed needs at least one task family")
         if not 0 <= lookahead < len(LEVELS):

@@ -7,14 +7,13 @@ Three sources, mixed by a seeded ``Random``:
 - **zone replay** (a ``zone_replay`` share, 0.25 by default): a task at its family's curriculum level whose
   last group's pass rate lies inside the discrimination zone (a group with mixed outcomes is the only kind that
   carries a GRPO gradient, and a task's own last group predicts its next one better than its cell does);
-- **hunt**: a new task from the frontier: each family's current curriculum level, and the
-  ``lookahead`` levels above it (``TrainConfig.feed_lookahead`` by default; each probed at ``LOOKAHEAD_WEIGHT``
-  times the weight of
-  the level below, so with 2 and three levels every harder level is in the feed from the first step). A cell (family × level) is chosen with weight = its
-  recent share of **mixed groups** (some completions right, some wrong: the only groups that carry
-  a GRPO gradient), so cells the model always or never solves fade out, a cell at 50 % made of
-  tasks solved k/k and tasks failed 0/k fades too (4p(1−p) of its pass rate would not see it), and a
-  harder level that has come within reach is trained before the curriculum formally moves.
+- **hunt**: a new task from the frontier: each family's current curriculum level, and the ``lookahead`` levels above
+  it (``TrainConfig.feed_lookahead`` by default; each probed at ``LOOKAHEAD_WEIGHT`` times the weight of the level
+  below, so with 2 and three levels every harder level is in the feed from the first step). A cell (family × level)
+  is chosen with weight = its recent share of **mixed groups** (some completions right, some wrong: the only groups
+  that carry a GRPO gradient), so cells the model always or never solves fade out, a cell at 50 % made of tasks
+  solved k/k and tasks failed 0/k fades too (4p(1−p) of its pass rate would not see it), and a harder level that has
+  come within reach is trained before the curriculum formally moves.
 A probe (``feed_probe``) may answer a few tasks of every frontier cell before the first draw, so the first
 steps already go where mixed groups are. Every judged group comes back through ``observe``: it updates the
 task's pass rate, the cell's estimate, the curriculum window (promotion/demotion), the failure bank and

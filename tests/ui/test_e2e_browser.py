@@ -65,6 +65,12 @@ def open_tab(page, name: str) -> None:
     page.get_by_role("tab", name=name).click()
 
 
+def open_accordion(page, title: str) -> None:
+    """Click the accordion's own header button: its title may also appear in text elsewhere on the page (the
+    Challenger tab's empty duel table says "run one below (*Run a duel*)"), which a text locator would match too."""
+    page.get_by_role("button", name=title).click()
+
+
 def new_episode(page, seed) -> str:
     page.get_by_label("Seed (blank = random)").fill(str(seed))
     page.get_by_role("button", name="New episode").click()
@@ -197,7 +203,7 @@ def test_the_model_answers_with_k_samples_and_the_confidence_is_shown(page):
 def test_the_coevolution_mode_shows_its_plan_and_names_a_bad_box(page):
     open_tab(page, "Training")
     page.get_by_role("radio", name="challenger + solver (coevolve)").check()
-    page.get_by_text("Co-evolution (mode coevolve)").click()
+    open_accordion(page, "Co-evolution (mode coevolve)")
     page.locator("#training-expected").get_by_text("Co-evolution on the configured model").wait_for()
     page.locator("#coevolve-rounds textarea, #coevolve-rounds input").first.fill("0")
     page.locator("#training-expected").get_by_text("Rounds must be between 1 and 100,000").wait_for()
@@ -211,7 +217,7 @@ def test_a_recipe_fills_the_training_form(page):
     page.get_by_role("option", name=re.compile(r"^negation_repair: ")).click()
     page.locator("#training-status").get_by_text("Loaded recipe negation_repair").wait_for()
     assert page.get_by_label("Steps", exact=True).input_value() == "45"
-    page.get_by_text("Advanced: hyper-parameters").click()
+    open_accordion(page, "Advanced: hyper-parameters")
     # a regex: "warm_start_learning_rate" also contains the name
     assert page.get_by_role("textbox", name=re.compile(r"^learning_rate\b")).input_value() == "0.0003"
     assert page.get_by_label("lr_schedule").input_value() == "cosine"
@@ -286,7 +292,7 @@ def test_recheck_the_banks_failures_with_a_trained_adapter(page, live_app, tmp_p
     run_id = save_untrained_adapter(services, tmp_path / "adapter")
     newest = add_failures(services, 1, family="plain_arithmetic", start_seed=77)[0]
     open_tab(page, "Failure bank")  # opening the tab lists the runs' adapters
-    page.get_by_text("Recheck with a trained model").click()
+    open_accordion(page, "Recheck with a trained model")
     model = page.locator("#bank-recheck-model input")
     expect(model).to_have_value(re.compile(f"run #{run_id}'s adapter"))
     page.locator("#bank-recheck-count input").fill("1")
@@ -363,7 +369,7 @@ def test_watch_a_short_training_run(page, live_app, screenshots):
     services, _ = live_app
     open_tab(page, "Training")
     page.get_by_label("Steps").fill("2")
-    page.get_by_text("Advanced: hyper-parameters").click()
+    open_accordion(page, "Advanced: hyper-parameters")
     page.get_by_label("eval_n_per_cell").fill("0")  # keeps the test to minutes
     page.get_by_label("warm_start_prompts").fill("2")  # the default worked warm start, on two tasks
     page.get_by_label("warm_start_repairs").fill("0")  # and none of the bank's failures (other tests banked some)
@@ -436,7 +442,7 @@ def test_a_duel_of_the_workbench_model_and_a_trained_adapter_from_the_challenger
     services, _ = live_app
     run_id = save_untrained_adapter(services, tmp_path / "adapter")
     open_tab(page, "Challenger")  # opening the tab lists the runs' adapters
-    page.get_by_text("Run a duel").click()
+    open_accordion(page, "Run a duel")
     expect(page.locator("#duel-model-a input")).to_have_value("the workbench's current model")
     expect(page.locator("#duel-model-b input")).to_have_value(re.compile(f"run #{run_id}'s adapter"))
     page.locator("#duel-budget input").fill("1")

@@ -195,14 +195,20 @@ def aggregate(per_seed: dict) -> dict:
 # The issue's negation_arithmetic targets are on at least this many held-out tasks a cell; fewer is not a measurement
 # of them (the held-out tasks of a cell are the same in every seed, so seeds do not add to the count).
 NEGATION_TASKS_PER_CELL = 20
+# The issue's banked-failure targets are on the failures of a pre-training hunt of at least this many episodes; a
+# shorter hunt banks a few dozen tasks, where one task moves the share by several points.
+HUNT_EPISODES = 200
 
 
-def targets(agg: dict, n_per_cell: int) -> list[dict]:
+def targets(agg: dict, n_per_cell: int, hunt_episodes: int = HUNT_EPISODES) -> list[dict]:
     """The issue's targets, each with the measured value and whether it was met (on the seed mean,
-    or in every seed where the target says so); ``n_per_cell``: the held-out tasks of each cell."""
+    or in every seed where the target says so); ``n_per_cell``: the held-out tasks of each cell;
+    ``hunt_episodes``: the episodes of the hunt whose failures the banked rows replay."""
     a, c = agg["alice"], agg["comparison"]
     enough = n_per_cell >= NEGATION_TASKS_PER_CELL
     negation = f"on {n_per_cell} held-out tasks a cell" + ("" if enough else f", not ≥ {NEGATION_TASKS_PER_CELL}")
+    long_hunt = hunt_episodes >= HUNT_EPISODES
+    hunt = f"after a {hunt_episodes}-episode hunt" + ("" if long_hunt else f", not ≥ {HUNT_EPISODES}")
     reach = c["steps_to_static_penalty_fraction"]["values"]
     never = sum(bool(v) for v in c.get("static_penalty_never_reached", {}).get("values", []))
     if never:  # a miss in those seeds, not "unmeasured"
@@ -217,9 +223,10 @@ def targets(agg: dict, n_per_cell: int) -> list[dict]:
          lambda v: enough and v >= 0.60),
         ("worst control cell change", "≥ −0.05", a["control_worst_change"]["min"],
          lambda v: round(v, 9) >= -0.05),  # one task in 20 is exactly 0.05: not "more than 5 points"
-        ("banked failures solved after training (exact tasks)", "≥ 70 %", a["banked_solved"]["mean"],
-         lambda v: v >= 0.70),
-        ("banked solved, ALICE / static", "≥ 2×", c["banked_solved_ratio"]["mean"], lambda v: v >= 2),
+        (f"banked failures solved after training (exact tasks), {hunt}", "≥ 70 %", a["banked_solved"]["mean"],
+         lambda v: long_hunt and v >= 0.70),
+        (f"banked solved, ALICE / static, {hunt}", "≥ 2×", c["banked_solved_ratio"]["mean"],
+         lambda v: long_hunt and v >= 2),
         ("steps for ALICE to reach static's final penalty (fraction, worst seed)", "≤ 0.5 in every seed",
          reach_value, lambda v: not isinstance(v, str) and v <= 0.5),
         # TRL's frac_reward_zero_std is ~0 in both arms (the format bonus splits almost every group);
@@ -317,7 +324,7 @@ def summarize(runs: dict, overhead: dict, meta) -> dict:
             "eval_every": meta["eval_every"], "hunt_episodes": meta["hunt_episodes"], "quick": meta["quick"],
             "paraphrases_scored": meta.get("paraphrases") or "all", "shared_settings": meta["settings"],
             "config": next(iter(per_seed.values()))["config"], "aggregate": agg,
-            "targets": targets(agg, meta["eval_n_per_cell"]),
+            "targets": targets(agg, meta["eval_n_per_cell"], meta["hunt_episodes"]),
             "per_seed": per_seed, "overhead": overhead}
 
 

@@ -200,7 +200,7 @@ NEGATION_TASKS_PER_CELL = 20
 HUNT_EPISODES = 200
 
 
-def targets(agg: dict, n_per_cell: int, hunt_episodes: int = HUNT_EPISODES) -> list[dict]:
+def targets(agg: dict, n_per_cell: int, hunt_episodes: int) -> list[dict]:
     """The issue's targets, each with the measured value and whether it was met (on the seed mean,
     or in every seed where the target says so); ``n_per_cell``: the held-out tasks of each cell;
     ``hunt_episodes``: the episodes of the hunt whose failures the banked rows replay."""

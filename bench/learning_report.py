@@ -65,6 +65,10 @@ def arm_figures(arm: dict) -> dict:
         "train_echo": mean(m.get("echo") for m in arm["metrics"]),
         "train_echo_late": mean(m.get("echo") for m in arm["metrics"] if m.get("step", 0) > EARLY_STEPS),
         "replay_examples": _total(m.get("worked_replay") for m in arm["metrics"]),
+        # with redraw_uniform (else n/a): batches dropped a step for one outcome (each one more generation), and
+        # the share of steps that still trained on a one-outcome batch; "uniform" above counts every batch drawn
+        "redraws": mean(m.get("redraws") for m in arm["metrics"]),
+        "uniform_trained": mean(m.get("uniform_trained") for m in arm["metrics"]),
         "step_seconds": mean(m.get("step_time") for m in arm["metrics"]),
         "completion_tokens": mean(m.get("completion_length") for m in arm["metrics"]),
         "step_minutes": sum(m.get("step_time") or 0.0 for m in arm["metrics"]) / 60,

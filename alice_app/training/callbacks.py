@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from alice_app.training.redraw import REDRAW_METRICS
 from alice_app.training.rewards import SOURCE_METRICS
 from alice_app.training.stopwatch import Stopwatch
 
@@ -27,6 +28,8 @@ METRIC_KEYS: dict[str, str] = {
     "worked_replay": "worked_replay",  # ours: worked examples taught after the step (training/replay.py)
     # ours: each feed source's share of the step's groups, and the share of its groups with one outcome
     **{name: name for name in SOURCE_METRICS},
+    # ours, with redraw_uniform: batches a step dropped for one outcome, and whether the one it kept still had it
+    **{name: name for name in REDRAW_METRICS},
     "learning_rate": "lr",
     "kl": "kl",
     "grad_norm": "grad_norm",

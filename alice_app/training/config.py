@@ -27,6 +27,7 @@ SIZE_BOUNDS: tuple[tuple[str, int, int], ...] = (
     ("seed", 0, 2**63 - 1), ("static_size", 1, 1_000_000), ("eval_n_per_cell", 0, 1000),
     ("eval_max_tokens", 1, 4096), ("dpo_max_pairs", 1, 1_000_000), ("feed_lookahead", 0, 2),
     ("feed_probe", 0, 64), ("warm_start_prompts", 0, 10_000), ("warm_start_repairs", 0, 10_000),
+    ("redraw_uniform", 0, 16),
 )
 DEFAULT_LORA_TARGETS: tuple[str, ...] = (
     "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
@@ -38,7 +39,7 @@ COEVOLVE_ONLY_FIELDS = ("feed_lookahead", "feed_probe", "feed_zone_replay", "war
 # run's settings lacking one of them ran with this value.
 ADDED_FIELDS: dict[str, Any] = {"worked_replay": False, "warm_start_learning_rate": 0.0, "warm_start_twins": 0.0,
                                 "feed_probe": 0, "feed_zone_replay": 0.25, "echo_penalty": 0.0,
-                                "worked_replay_unsolved_only": False}
+                                "worked_replay_unsolved_only": False, "redraw_uniform": 0}
 
 
 def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -111,6 +112,11 @@ class TrainConfig:
                                                             "the lower one (0.2)"))
     mask_truncated_completions: bool = field(default=False, metadata=_help("leave completions cut off at "
                                                                            "max_completion_length out of the loss"))
+    redraw_uniform: int = field(default=0, metadata=_help(
+        "GRPO: when every group of a step's batch has one outcome (all completions right or all wrong: no "
+        "correctness signal), draw fresh prompts from the same feed and generate again, up to this many times "
+        "(DAPO's dynamic sampling); each redraw costs a generation, every drawn batch still counts in the "
+        "group metrics; 0 = off"))
     lr_schedule: str = field(default="cosine", metadata=_help("learning-rate schedule: " + ", ".join(LR_SCHEDULES),
                                                                           LR_SCHEDULES))
     warmup_ratio: float = field(default=0.1, metadata=_help("share of the steps spent warming the lr up from 0"))

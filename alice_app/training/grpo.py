@@ -7,12 +7,14 @@ previous groups taught the curriculum. The static feed is a plain ``Dataset`` (t
 from __future__ import annotations
 
 from pathlib import Path
+from random import Random
 from typing import Any, Callable
 
 from alice_app.training.callbacks import as_trainer_callback
 from alice_app.training.config import TrainConfig
 from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.training.prompts import training_messages
+from alice_app.training.redraw import OutcomeWatch, redrawing_trainer_class
 from alice_app.training.replay import WorkedReplay, chain_observers
 from alice_app.training.rewards import make_reward_function
 
@@ -29,6 +31,12 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     holder: dict[str, Any] = {}
     dataset, feed = training_dataset(services, config, families, policy=lambda: holder["policy"])
     observer = None if feed is None else feed.observe
+    trainer_class = GRPOTrainer
+    if config.redraw_uniform:
+        watch = OutcomeWatch()
+        observer = chain_observers(observer, watch.observe)
+        trainer_class = redrawing_trainer_class(GRPOTrainer, row_drawer(dataset, feed, config.seed), watch,
+                                                config.redraw_uniform)
     if feed is not None and config.feed_probe:
         from alice_app.training.probe import feed_probe_callback
 
@@ -38,7 +46,7 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
         replay = as_trainer_callback(WorkedReplay(tokenizer, config.fine_tune_learning_rate,
                                                   unsolved_only=config.worked_replay_unsolved_only))
         observer, callbacks = chain_observers(observer, replay.observe), [replay, *callbacks]
-    trainer = GRPOTrainer(
+    trainer = trainer_class(
         model=model, reward_funcs=make_reward_function(services.verifier, observer, config.consistency_penalty,
                                                               config.working_bonus, config.echo_penalty),
         args=args,
@@ -64,6 +72,15 @@ def training_dataset(services: Any, config: TrainConfig, families: list[str],
 
         feed = EpisodeFeed(feed, services.verifier, policy, max_tokens=config.max_completion_length)
     return live_dataset(feed), feed
+
+
+def row_drawer(dataset: Any, feed: Any, seed: int) -> Callable[[], dict[str, Any]]:
+    """The next row of the feed (live), or a seeded random row of the static dataset: where a redrawn
+    batch's prompts come from."""
+    if feed is not None:
+        return iter(feed.rows()).__next__
+    rng = Random(seed)
+    return lambda: dataset[rng.randrange(len(dataset))]
 
 
 def live_dataset(feed: Any) -> Any:

@@ -98,7 +98,12 @@ def frac_outcome_uniform(groups: Sequence[GroupResult]) -> float:
     with one outcome still teaches nothing about correctness, so this is the share that counts."""
     if not groups:
         return 0.0
-    return sum(r.passes in (0, len(r.verdicts)) for r in groups) / len(groups)
+    return sum(map(one_outcome, groups)) / len(groups)
+
+
+def one_outcome(group: GroupResult) -> bool:
+    """Whether every completion of ``group`` was right, or every one wrong."""
+    return group.passes in (0, len(group.verdicts))
 
 
 # The co-evolving feed's sources of a step's prompts (``training/feed.py``), each reported on its own.

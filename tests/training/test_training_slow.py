@@ -221,3 +221,17 @@ def test_worked_replay_moves_the_lora_weights_with_one_optimizer_across_steps(mo
     lora_b = sum(float(p.detach().abs().sum()) for name, p in model.named_parameters() if "lora_B" in name)
     assert lora_b > 0 and replay.pending == []  # LoRA B starts at zero
     assert {state["step"].item() for state in replay._optimizer.state.values()} == {2.0}  # one AdamW, two steps
+
+
+def test_redrawing_drops_one_outcome_batches_of_a_real_grpo_run_and_counts_every_batch(model_services):
+    config = TrainConfig(steps=3, **{**TINY, "families": ("plain_arithmetic",), "max_completion_length": 2,
+                                     "redraw_uniform": 2})
+    run = completed_run(model_services, config)
+    steps = model_services.runs.metrics(run["id"])
+    assert [m["step"] for m in steps] == [1, 2, 3] and run["config"]["redraw_uniform"] == 2
+    for m in steps:
+        redraws, kept_uniform = m["redraws"], m["uniform_trained"]
+        assert redraws in (0, 1, 2) and (redraws == 2 or kept_uniform == 0)  # it stops early only on a mixed batch
+        # one prompt a batch: every dropped batch had one outcome, and the step's share averages over all it drew
+        assert m["frac_outcome_uniform"] == pytest.approx((redraws + kept_uniform) / (redraws + 1))
+    assert sum(m["redraws"] for m in steps) > 0  # two tokens rarely hold a right answer: batches were redrawn

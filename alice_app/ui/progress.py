@@ -189,10 +189,12 @@ def probe_step_equivalents(per_cell: int, cells: int, prompts_per_step: int) -> 
 
 
 def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, float], setup_s: float, source: str,
-                    warm_start_steps: float = 0.0, probe_steps: float = 0.0) -> str:
+                    warm_start_steps: float = 0.0, probe_steps: float = 0.0, redraws: int = 0) -> str:
     """The warning shown before Start: how long the run should take on this machine (a range until a
     run has been measured here). A warm start takes about the time of ``warm_start_steps`` GRPO steps
-    (``warm_start_step_equivalents``), a feed probe that of ``probe_steps`` (``probe_step_equivalents``)."""
+    (``warm_start_step_equivalents``), a feed probe that of ``probe_steps`` (``probe_step_equivalents``);
+    ``redraws`` (``redraw_uniform``) more generations a step may cost are named, not counted: how often they
+    happen depends on the model."""
     evaluation = eval_n * cells * SECONDS_PER_EVAL_ANSWER
 
     def span(values) -> str:
@@ -207,7 +209,15 @@ def format_expected(steps: int, eval_n: int, cells: int, step_s: tuple[float, fl
              f"{probe_steps:.0f} steps), " if probe_steps else "")
     return (f"Expected: about **{span(totals)}**: {steps} steps × {per_step} s, {warm}{probe}"
             f"{format_duration(setup_s)} loading and before-evaluation, {format_duration(evaluation)} after-evaluation "
-            f"({eval_n} tasks × {cells} family × level cells); from {source}. The workbench stays usable meanwhile.")
+            f"({eval_n} tasks × {cells} family × level cells); from {source}.{_redraw_caveat(redraws)} "
+            "The workbench stays usable meanwhile.")
+
+
+def _redraw_caveat(redraws: int) -> str:
+    if not redraws:
+        return ""
+    return (f" A step whose groups all have one outcome generates again, up to {redraws} more time"
+            f"{'s' if redraws > 1 else ''} (redraw_uniform), so a step may take up to {redraws + 1}× the time above.")
 
 
 def format_eval_summary(run: Mapping[str, Any] | None, evals: Mapping[str, Any]) -> str:

@@ -142,7 +142,8 @@ def expected_time(services, mode, feed, model, *numbers) -> str:
                                         config.warm_start_prompts, config.warm_start_source, config.prompts_per_step,
                                         config.warm_start_repair_count),
                                     probe_steps=progress.probe_step_equivalents(
-                                        config.feed_probe, svc.probe_cells(config), config.prompts_per_step))
+                                        config.feed_probe, svc.probe_cells(config), config.prompts_per_step),
+                                    redraws=config.redraw_uniform)
 
 
 def _completions_of(run) -> int:

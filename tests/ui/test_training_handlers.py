@@ -72,6 +72,9 @@ def test_the_expected_time_is_shown_before_start(services):
     assert "up to 4m 39s–23m 02s feed probe (about the time of 15 steps)" in probed
     assert "feed probe" not in training.expected_time(services, *form(services, steps="40", feed_probe="2",
                                                                        feed="static"))
+    assert "redraw_uniform" not in text
+    redrawn = training.expected_time(services, *form(services, steps="40", redraw_uniform="2"))
+    assert "up to 2 more times (redraw_uniform), so a step may take up to 3× the time above." in redrawn
     bigger = training.expected_time(services, *form(services, steps="40", num_generations="16"))
     assert "40 steps × 38.0–188.0 s" in bigger and "scaled to 16 completions a step" in bigger
     run_id = services.runs.create("grpo", {"steps": 4})

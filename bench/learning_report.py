@@ -49,21 +49,23 @@ def arm_figures(arm: dict) -> dict:
         "accuracy_before": curve(arm)[0]["accuracy"], "accuracy_after": curve(arm)[-1]["accuracy"],
         "banked_solved": arm["repair"]["solved_share"], "repaired_share": arm["repair"]["repaired_share"],
         "failed_before": arm["repair"]["failed_before"],
-        "zero_std": mean(m.get("frac_reward_zero_std") for m in arm["metrics"]),
-        "uniform": mean(m.get("frac_outcome_uniform") for m in arm["metrics"]),
+        # the group figures are shares of every batch generated: a step that redrew (redraw_uniform) counts each
+        # batch it drew, dropped or kept (batch_mean); without redraws, the plain mean over the steps
+        "zero_std": batch_mean(arm["metrics"], "frac_reward_zero_std"),
+        "uniform": batch_mean(arm["metrics"], "frac_outcome_uniform"),
         # the same over the first EARLY_STEPS steps and the rest: what the feed pays while its cells are unmeasured
-        "uniform_early": mean(_uniform_by_step(arm["metrics"])[:EARLY_STEPS]),
-        "uniform_late": mean(_uniform_by_step(arm["metrics"])[EARLY_STEPS:]),
+        "uniform_early": batch_mean(_uniform_steps(arm["metrics"])[:EARLY_STEPS], "frac_outcome_uniform"),
+        "uniform_late": batch_mean(_uniform_steps(arm["metrics"])[EARLY_STEPS:], "frac_outcome_uniform"),
         # which outcome the one-outcome groups had (a step's accuracy 0 or 1 says it when a step is one group)
         "uniform_all_wrong": _one_group_steps_at(arm, 0.0), "uniform_all_right": _one_group_steps_at(arm, 1.0),
         # per feed source (raws before 2026-12-06 did not record them: n/a): its share of the groups, and the
         # share of its groups with one outcome (does a zone replay predict a mixed group better than a hunt?)
-        **{f"groups_{source}": mean(m.get(f"groups_{source}") for m in arm["metrics"]) for source in FEED_SOURCES},
+        **{f"groups_{source}": batch_mean(arm["metrics"], f"groups_{source}") for source in FEED_SOURCES},
         **{f"uniform_{source}": _source_uniform(arm["metrics"], source) for source in FEED_SOURCES},
         # the training replies whose wrong answer is another number of their prompt, all steps and after EARLY_STEPS
         # (raws before 2026-12-06 did not record it: n/a), and the worked examples the replay taught in all
-        "train_echo": mean(m.get("echo") for m in arm["metrics"]),
-        "train_echo_late": mean(m.get("echo") for m in arm["metrics"] if m.get("step", 0) > EARLY_STEPS),
+        "train_echo": batch_mean(arm["metrics"], "echo"),
+        "train_echo_late": batch_mean([m for m in arm["metrics"] if m.get("step", 0) > EARLY_STEPS], "echo"),
         "replay_examples": _total(m.get("worked_replay") for m in arm["metrics"]),
         # with redraw_uniform (else n/a): batches dropped a step for one outcome (each one more generation), and
         # the share of steps that still trained on a one-outcome batch; "uniform" above counts every batch drawn
@@ -107,8 +109,21 @@ def arm_figures(arm: dict) -> dict:
     return figures
 
 
-def _uniform_by_step(metrics: list[dict]) -> list[float]:
-    return [m["frac_outcome_uniform"] for m in metrics if m.get("frac_outcome_uniform") is not None]
+def _uniform_steps(metrics: list[dict]) -> list[dict]:
+    return [m for m in metrics if m.get("frac_outcome_uniform") is not None]
+
+
+def batches(step: dict) -> float:
+    """The generation batches a step judged: one, plus those it dropped (``redraws``, with redraw_uniform)."""
+    return 1.0 + (step.get("redraws") or 0.0)
+
+
+def batch_mean(metrics: list[dict], key: str) -> float | None:
+    """``key`` over every batch the steps generated: each step's value (TRL's mean over the batches it judged)
+    weighted by its ``batches``; the plain mean over the steps where none redrew. None where none recorded it."""
+    rows = [(m[key], batches(m)) for m in metrics if m.get(key) is not None]
+    weight = sum(w for _, w in rows)
+    return sum(value * w for value, w in rows) / weight if weight else None
 
 
 def _total(values) -> float | None:
@@ -119,16 +134,19 @@ def _total(values) -> float | None:
 
 def _one_group_steps_at(arm: dict, accuracy: float) -> float | None:
     """Share of the steps whose accuracy was ``accuracy`` (0: all wrong, 1: all right), where every step trained
-    one prompt's group (``prompts_per_step`` 1); None otherwise, where a step's accuracy mixes groups."""
-    if arm["config"].get("prompts_per_step") != 1:
+    one prompt's group (``prompts_per_step`` 1) and judged one batch; None otherwise (several prompts a step, or
+    redraw_uniform), where a step's accuracy mixes groups."""
+    if arm["config"].get("prompts_per_step") != 1 or arm["config"].get("redraw_uniform"):
         return None
     steps = [m["accuracy"] for m in arm["metrics"] if m.get("step", 0) > 0 and m.get("accuracy") is not None]
     return sum(a == accuracy for a in steps) / len(steps) if steps else None
 
 
 def _source_uniform(metrics: list[dict], source: str) -> float | None:
-    """Share of ``source``'s groups with one outcome over the run (each step's share weighted by its groups)."""
-    steps = [(m[f"groups_{source}"], m[f"uniform_{source}"]) for m in metrics if m.get(f"uniform_{source}") is not None]
+    """Share of ``source``'s groups with one outcome over the run (each step's share weighted by its groups, and
+    by its batches)."""
+    steps = [(m[f"groups_{source}"] * batches(m), m[f"uniform_{source}"]) for m in metrics
+             if m.get(f"uniform_{source}") is not None]
     groups = sum(share for share, _ in steps)
     return sum(share * uniform for share, uniform in steps) / groups if groups else None
 

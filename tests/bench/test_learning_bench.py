@@ -420,6 +420,20 @@ def test_the_one_outcome_share_of_each_feed_source_weights_each_step_by_its_grou
     assert figures["uniform_all_wrong"] == pytest.approx(1 / 3) and figures["uniform_all_right"] == pytest.approx(1 / 3)
 
 
+def test_with_redraws_the_group_shares_count_every_batch_drawn_not_every_step():
+    arm = _arm(0.0, [(4, 0.5)], 0.7, [2 / 3, 0.0], 0.8)
+    arm["config"].update(prompts_per_step=1, redraw_uniform=2)
+    # step 1 dropped two one-outcome batches and trained on a mixed one; step 2 trained on its first, mixed
+    for metrics, redraws, echo in zip(arm["metrics"], (2.0, 0.0), (0.5, 0.1)):
+        metrics.update(redraws=redraws, uniform_trained=0.0, accuracy=0.5, echo=echo,
+                       groups_hunt=1.0, uniform_hunt=metrics["frac_outcome_uniform"])
+    figures = report.arm_figures(arm)
+    assert figures["uniform"] == pytest.approx(0.5)  # 2 of 4 batches; the mean over the 2 steps would say 1/3
+    assert figures["uniform_hunt"] == pytest.approx(0.5) and figures["train_echo"] == pytest.approx(0.4)
+    assert figures["redraws"] == 1.0 and figures["uniform_trained"] == 0.0
+    assert figures["uniform_all_wrong"] is None  # a step's accuracy averages the batches it drew
+
+
 def test_the_training_echo_share_and_the_replays_taught_are_reported_where_recorded():
     arm = _arm(0.0, [(4, 0.5)], 0.7, [0.5] * (report.EARLY_STEPS + 2), 0.8)
     figures = report.arm_figures(arm)

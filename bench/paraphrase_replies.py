@@ -8,7 +8,7 @@ warm_start or after; runs before 2026-12-05 kept no warm_start replies) or a ``b
 paraphrase set (``alice_app.prompt_sets.reply_verdicts``, the scoring the benches use), and each idea gets the
 counts summed over the run's seeds with each seed's count in brackets; ``--phrase`` adds how many replies
 contain that text (e.g. a working line that leaks into other ideas). These are the per-idea counts
-docs/training.md quotes ("echoes summed over the three seeds: 25 -> 12").
+docs/training_runs.md quotes ("echoes summed over the three seeds: 25 -> 12").
 """
 from __future__ import annotations
 

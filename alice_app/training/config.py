@@ -51,7 +51,7 @@ def _help(text: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
 @dataclass(frozen=True)
 class TrainConfig:
     """Every setting of a training run. The defaults are the learning bench's best measured recipe on the seven
-    families (docs/training.md, runs 20, 21 and 25): a worked warm start of 384 tasks plus 192 repairs of the
+    families (docs/training_runs.md, runs 20, 21 and 25): a worked warm start of 384 tasks plus 192 repairs of the
     bank's failures at lr 1e-4, then GRPO with one prompt × 8 completions a step at cosine lr 3e-5, half the
     prompts rephrased and a quarter without the format line."""
 

@@ -14,7 +14,7 @@ from alice_app.ui.formatting import flatten_metrics, format_duration
 PHASES = (("loading", "loading the model"), ("eval-before", "before-evaluation"), ("warm-start", "warm start"),
           ("training", "training steps"), ("eval-after", "after-evaluation"))
 ACTIVE = ("queued", "running", "stopping")
-# Used only until this machine has measured a run: the learning bench's GRPO step times (docs/training.md,
+# Used only until this machine has measured a run: the learning bench's GRPO step times (docs/training_runs.md,
 # runs 6-10 and the raw files of assets/learning_history: the embedded SmolLM2-135M, LoRA, 8 completions of
 # <= 48 tokens a step, one CPU thread per arm on a 2-core machine shared with other jobs), per completion.
 DOCUMENTED_STEP_S = (19.0, 94.0)
@@ -155,7 +155,7 @@ def measured_rates(runs: Sequence[Mapping[str, Any]], metrics_of, completions: i
             return (step, step), DEFAULT_SETUP_S if setup is None else setup, source
     low, high = (t * completions / DOCUMENTED_COMPLETIONS * _mode_factor(mode) for t in DOCUMENTED_STEP_S)
     return ((low, high), DEFAULT_SETUP_S, "the learning bench's step times on a shared 2-core CPU, scaled to "
-            f"{completions} completions a step (docs/training.md; no run measured here yet)")
+            f"{completions} completions a step (docs/training_runs.md; no run measured here yet)")
 
 
 def _mode_factor(mode: str) -> float:

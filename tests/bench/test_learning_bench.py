@@ -60,7 +60,7 @@ def test_a_recipe_gives_both_arms_its_settings_under_the_set_pairs(bench, capsys
 
 
 def test_the_seven_families_recipe_is_the_settings_run_25_measured(bench):
-    """The README and docs/training.md quote run 25's figures for this recipe: the two must not drift apart."""
+    """The README and docs/training_runs.md quote run 25's figures for this recipe: the two must not drift apart."""
     args = bench.parse_args(["--config", str(ROOT / "examples" / "recipes" / "seven_families.yaml"), "--steps", "45"])
     raw = json.loads((ROOT / "assets" / "learning_history" /
                       "2026-12-04_seven-families_grpo-lr3e-5-9da9a7d_45steps_seed2_alice_raw.json").read_text())

@@ -1,4 +1,4 @@
-"""bench/paraphrase_replies.py on the committed raw history: the per-idea counts docs/training.md quotes."""
+"""bench/paraphrase_replies.py on the committed raw history: the per-idea counts docs/training_runs.md quotes."""
 import pytest
 
 from bench.paraphrase_replies import main
@@ -13,7 +13,7 @@ def test_warm_start_raws_are_counted_per_idea_and_seed(capsys):
     assert main([f"{OLD}=old", f"{TALLY}=tally", "--phrase", "Negations"]) == 0
     out = capsys.readouterr().out
     assert "| idea (prompts) | old (3 seeds) | tally (3 seeds) |" in out
-    # docs/training.md: echoes summed over the three seeds 25 -> 12; right 102 -> 112 of 198
+    # docs/training_runs.md: echoes summed over the three seeds 25 -> 12; right 102 -> 112 of 198
     assert ('| all (66) | right 102 [35, 37, 30] · echo 25 [9, 8, 8] · "Negations" 21 [8, 0, 13] | '
             'right 112 [34, 39, 39] · echo 12 [5, 2, 5] · "Negations" 18 [7, 2, 9] |') in out
     assert "| double_negation (11) | right 24 [10, 8, 6] · echo 7 [1, 3, 3] · \"Negations\" 6 [2, 0, 4] |" in out

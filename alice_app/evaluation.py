@@ -17,19 +17,14 @@ from typing import Mapping, Sequence
 from alice_app.config import EVAL_MAX_TOKENS, HELD_OUT_SEED_START
 from alice_app.episode import new_episode
 from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
-from alice_app.tasks import control_of, has_control
-from alice_app.tasks.registry import family_names, get_family, generate_task
+from alice_app.tasks import control_of, default_families, has_control
+from alice_app.tasks.registry import get_family, generate_task
 from alice_app.tasks.wordings import check_wording, worded_families
 from alice_app.types import LEVELS, Task
 
 MAX_N_PER_CELL = 10_000
 # The distraction penalty's headline levels: their arithmetic is in the control's reach.
 HEADLINE_LEVELS = ("easy", "medium")
-
-
-def default_families() -> list[str]:
-    """Our own families (core + the plain-arithmetic control); reasoning-gym adapters are opt-in."""
-    return [name for name in family_names() if get_family(name).scorer is None]
 
 
 def held_out_tasks(families: Sequence[str], levels: Sequence[str], n_per_cell: int, seed_start: int,

@@ -2,7 +2,7 @@ import pytest
 
 from alice_app.config import HELD_OUT_SEED_START, TRAIN_SEED_LIMIT
 from alice_app.episode import SYSTEM_PROMPT
-from alice_app.evaluation import default_families, evaluate, held_out_tasks, mean_accuracy
+from alice_app.evaluation import evaluate, held_out_tasks, mean_accuracy
 from alice_app.tasks.registry import get_family
 
 
@@ -47,9 +47,13 @@ def test_the_policy_sees_turn_one_of_an_episode():
     assert seen == [[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.prompt}]]
 
 
-def test_default_families_are_ours_not_adapters():
+def test_default_families_are_the_core_ones_and_their_control():
+    import alice_app.challenger.family  # noqa: F401  (registers the challenger family, as the CLI does)
+    from alice_app.tasks import core_family_names, default_families
+
     families = default_families()
-    assert "negation_arithmetic" in families and "plain_arithmetic" in families
+    assert families == core_family_names() + ["plain_arithmetic"]
+    assert "challenger" not in families and "rg_basic_arithmetic" not in families  # opt-in: no control twin
     assert all(get_family(name).scorer is None for name in families)
 
 

@@ -48,7 +48,8 @@ def register(subparsers) -> None:
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.add_argument("--n-per-cell", type=int, default=20, help="tasks per family x level")
     ev.add_argument("--adapter", help="a PEFT (LoRA) adapter folder to load on the base model")
-    ev.add_argument("--families", nargs="+", help="default: every ALICE family (not reasoning-gym ones)")
+    ev.add_argument("--families", nargs="+", help="default: the core families and plain_arithmetic, their control "
+                    "(the challenger family and reasoning-gym adapters are opt-in)")
     ev.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START, help="first held-out seed")
     ev.add_argument("--max-tokens", type=int, default=EVAL_MAX_TOKENS, help="longest answer per task")
     ev.add_argument("--wording", choices=WORDINGS, default="template",
@@ -103,7 +104,8 @@ def run_hunt_command(args) -> int:
 
 
 def run_eval_command(args) -> int:
-    from alice_app.evaluation import LEVELS, check_eval_args, default_families, evaluate_report, mean_accuracy
+    from alice_app.evaluation import LEVELS, check_eval_args, evaluate_report, mean_accuracy
+    from alice_app.tasks import default_families
     from alice_app.tasks.wordings import worded_families
     from alice_app.models.factory import build_policy
 

@@ -15,7 +15,8 @@ from alice_app.tasks import (  # noqa: F401  (imported for their register(...) s
     reasoning_gym,
 )
 from alice_app.tasks import controls  # noqa: F401,E402  (registers the control twins)
+from alice_app.tasks.controls import default_families  # noqa: E402
 from alice_app.tasks.registry import control_of, has_control  # noqa: E402
 
 __all__ = ["Family", "register", "get_family", "family_names", "core_family_names", "generate_task",
-           "control_of", "has_control"]
+           "control_of", "has_control", "default_families"]

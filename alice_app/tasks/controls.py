@@ -10,7 +10,7 @@ from __future__ import annotations
 from alice_app.tasks import distractor_order_of_ops, double_negation, exclusion_counting, negated_comparison, plain_arithmetic
 from alice_app.tasks._arith import SHAPES, ask, evaluate, free_question, sentence
 from alice_app.tasks._common import ANSWER_FORMAT, canonical, join_numbers
-from alice_app.tasks.registry import has_control, register_control
+from alice_app.tasks.registry import core_family_names, family_names, has_control, register_control
 from alice_app.tasks.wordings import comparison_question, counting_question, negation_question, wording_key
 from alice_app.types import Task
 
@@ -92,6 +92,14 @@ def exclusion_twin(task: Task) -> Task:
                 exclusion_counting.ask(_phrasing(task, exclusion_counting), "end", positive, join_numbers(values)))
     return twin(task, "exclusion_counting_control", question, len(values) - int(task.answer),
                 "Count the numbers that have the property.")
+
+
+def default_families() -> list[str]:
+    """The core families and the registered families their twins belong to (plain_arithmetic): what training and
+    eval take when no family is named. The challenger family and reasoning-gym adapters are opt-in: they have no
+    control twin, and the challenger's templates depend on what the store holds."""
+    core = core_family_names()
+    return core + sorted({twin_name(family) for family in core} & set(family_names()))
 
 
 def twin_name(family: str) -> str | None:

@@ -242,12 +242,9 @@ class TrainConfig:
         return self.warm_start_repairs if self.feed == "coevolve" and self.warm_start_prompts else 0
 
     def training_families(self) -> list[str]:
-        from alice_app.tasks.registry import core_family_names, family_names
+        from alice_app.tasks import default_families
 
-        if self.families:
-            return list(self.families)
-        control = ["plain_arithmetic"] if "plain_arithmetic" in family_names() else []
-        return core_family_names() + control
+        return list(self.families) if self.families else default_families()
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

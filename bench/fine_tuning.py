@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
 from alice_app.config import Settings  # noqa: E402
-from alice_app.tasks.registry import core_family_names  # noqa: E402
+from alice_app.tasks import default_families  # noqa: E402
 from alice_app.training.config import TrainConfig  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
 from alice_app.training.warm_start import (BATCH_SIZE, completion_loss, encode_batch, fine_tune,  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    config = TrainConfig(families=(*core_family_names(), "plain_arithmetic"))
+    config = TrainConfig(families=tuple(default_families()))
     model, tokenizer = load_causal_lm(Settings(), for_training=True)
     model = get_peft_model(model, config.lora_config())
     model.train()

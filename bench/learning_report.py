@@ -4,7 +4,7 @@ tested without training anything."""
 from __future__ import annotations
 
 from alice_app.evaluation import headline_penalty
-from alice_app.tasks.registry import core_family_names
+from alice_app.tasks import default_families
 from alice_app.training.rewards import FEED_SOURCES
 from bench.paraphrases import trained_ideas
 
@@ -39,7 +39,7 @@ def arm_figures(arm: dict) -> dict:
     before, after = arm["before"], arm["after"]
     pen_b, pen_a = headline_penalty(before["penalty"]), headline_penalty(after["penalty"])
     negation = after["accuracy"].get("negation_arithmetic", {})
-    families = arm["config"].get("families") or core_family_names()  # empty: the core families (+ plain)
+    families = arm["config"].get("families") or default_families()  # empty: what training took
     figures = {
         "penalty_before": pen_b, "penalty_after": pen_a,
         "penalty_reduction": (pen_b - pen_a) / pen_b if pen_b and pen_b > 0 else None,

@@ -1,15 +1,18 @@
-"""Seconds per fine-tuning batch of the warm start: the model's own loss, ``completion_loss``, and
-``completion_loss`` under bfloat16 autocast, in one run; then whether bf16 autocast still learns.
+"""Seconds per fine-tuning batch of the warm start: the model's own loss, ``completion_loss`` with every row
+computed whole, ``completion_loss`` (the shared prefix computed once), and that under bfloat16 autocast, in one
+run; then whether bf16 autocast still learns.
 
     python bench/fine_tuning.py [--tasks 24] [--repeats 2] [--threads 1] [--learn-tasks 40]
 
-The three are computed, and back-propagated through a fresh LoRA adapter, on the same batches of the
+The four are computed, and back-propagated through a fresh LoRA adapter, on the same batches of the
 warm start's worked examples (seven families, every wording; ``BATCH_SIZE`` a batch), taking turns batch by
 batch so that a change in the machine's load hits all alike. The model's loss (``labels`` passed in) runs
 the vocabulary projection at every position; ``completion_loss`` only where a completion token is
-predicted; the bf16 pass is ``completion_loss`` inside ``bf16_autocast()`` (bfloat16 autocast on the CPU, the
-weights stay fp32). Prints the share of positions that predict a completion token, the largest difference of
-each loss from the model's over all batches, the mean seconds of each and their ratios to ``completion_loss``.
+predicted, and by default runs the tokens all rows begin with (system prompt, user header) once for the batch;
+the bf16 pass is ``completion_loss`` inside ``bf16_autocast()`` (bfloat16 autocast on the CPU, the
+weights stay fp32). Prints the share of positions that predict a completion token and of those in the shared
+prefix, the largest difference of each loss from the model's over all batches and of each LoRA gradient from the
+model's loss's (relative to its largest entry), the mean seconds of each and their ratios to ``completion_loss``.
 
 A faster pass is worth nothing if it does not learn: the learning check fine-tunes two fresh adapters (same
 seed) for one epoch on ``--learn-tasks`` tasks' worked examples, one in fp32 and one under bf16 autocast, and
@@ -30,7 +33,7 @@ from alice_app.tasks import default_families  # noqa: E402
 from alice_app.training.config import TrainConfig  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
 from alice_app.training.warm_start import (BATCH_SIZE, completion_loss, encode_batch, fine_tune,  # noqa: E402
-                                           warm_start_items, worked_examples)
+                                           shared_prefix_length, warm_start_items, worked_examples)
 
 
 def bf16_autocast():
@@ -76,7 +79,8 @@ def main() -> None:
             return completion_loss(model, batch)
 
     passes = {"model's loss (logits at every position)": lambda batch: model(**batch).loss,
-              "completion_loss (logits where a completion token is predicted)":
+              "completion_loss, every row whole": lambda batch: completion_loss(model, batch, share_prefix=False),
+              "completion_loss (shared prefix once, logits where a completion token is predicted)":
                   lambda batch: completion_loss(model, batch),
               "completion_loss under bf16 autocast": bf16_loss}
     for loss in passes.values():
@@ -84,24 +88,32 @@ def main() -> None:
     model.zero_grad(set_to_none=True)
     seconds = {name: [] for name in passes}
     worst_gap = {name: 0.0 for name in passes}
+    worst_grad = {name: 0.0 for name in passes}
     for _ in range(args.repeats):
         for batch in batches:
-            values = {}
+            values, grads = {}, {}
             for name, loss in passes.items():
                 values[name], took = timed(lambda: loss(batch))
+                grads[name] = [p.grad.clone() for p in model.parameters() if p.requires_grad]
                 model.zero_grad(set_to_none=True)
                 seconds[name].append(took)
-            reference = next(iter(values.values()))
+            reference, reference_grads = next(iter(values.values())), next(iter(grads.values()))
             for name, value in values.items():
                 worst_gap[name] = max(worst_gap[name], abs(value - reference))
+                worst_grad[name] = max([worst_grad[name], *(float((g - r).abs().max() / r.abs().max().clamp_min(1e-12))
+                                                            for g, r in zip(grads[name], reference_grads))])
     means = {name: sum(times) / len(times) for name, times in seconds.items()}
-    kept = means["completion_loss (logits where a completion token is predicted)"]
+    kept = means["completion_loss (shared prefix once, logits where a completion token is predicted)"]
+    positions = sum(b["labels"].numel() for b in batches)
     predicting = sum(int((batch["labels"] != -100).sum()) for batch in batches)
+    shared = sum(shared_prefix_length(b["input_ids"], b["labels"]) * len(b["input_ids"]) for b in batches)
     print(f"{len(batches)} batches of up to {BATCH_SIZE} examples × {args.repeats}, {args.threads} thread(s)")
-    print(f"positions that predict a completion token: {predicting / sum(b['labels'].numel() for b in batches):.0%}")
+    print(f"positions that predict a completion token: {predicting / positions:.0%}; "
+          f"in the prefix all rows of a batch share: {shared / positions:.0%}")
     for name, mean in means.items():
         print(f"{name}: {mean:.3f} s a batch, {mean / kept:.2f}x completion_loss's time, "
-              f"largest difference from the model's loss {worst_gap[name]:.2e}")
+              f"largest difference from the model's loss {worst_gap[name]:.2e}, "
+              f"largest relative LoRA gradient difference {worst_grad[name]:.2e}")
     if args.learn_tasks:
         learning_check(config, args.learn_tasks)
 

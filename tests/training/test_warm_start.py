@@ -140,6 +140,7 @@ def test_the_completion_loss_is_the_models_own_loss_and_gradient_with_fewer_logi
     model = LlamaForCausalLM(LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                                          num_attention_heads=2, num_key_value_heads=2))
     ids = torch.randint(1, 50, (2, 7))
+    ids[1, :3] = ids[0, :3]  # a shared beginning (the system prompt's place), computed once by default
     labels = torch.full_like(ids, -100)
     labels[0, 3:] = ids[0, 3:]  # the first row's completion fills the row
     labels[1, 4:6] = ids[1, 4:6]  # the second's is followed by padding
@@ -149,11 +150,26 @@ def test_the_completion_loss_is_the_models_own_loss_and_gradient_with_fewer_logi
     full = model(**batch).loss
     full.backward()
     expected = [p.grad.clone() for p in model.parameters()]
-    model.zero_grad()
-    kept = completion_loss(model, batch)
-    kept.backward()
-    assert torch.allclose(kept, full, atol=1e-6)
-    assert all(torch.allclose(p.grad, g, atol=1e-6) for p, g in zip(model.parameters(), expected))
+    for share_prefix in (True, False):
+        model.zero_grad()
+        kept = completion_loss(model, batch, share_prefix=share_prefix)
+        kept.backward()
+        assert torch.allclose(kept, full, atol=1e-6)
+        assert all(torch.allclose(p.grad, g, atol=1e-6) for p, g in zip(model.parameters(), expected))
+
+
+def test_the_shared_prefix_stops_before_any_row_predicts_its_completion():
+    import torch
+
+    from alice_app.training.warm_start import shared_prefix_length
+
+    ids = torch.tensor([[1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 9, 9]])
+    labels = torch.full_like(ids, -100)
+    labels[:, 5:] = ids[:, 5:]
+    assert shared_prefix_length(ids, labels) == 4  # rows part at the fifth token
+    labels[1, 3:] = ids[1, 3:]  # the second row's completion starts at the fourth token: position 2 predicts it
+    assert shared_prefix_length(ids, labels) == 2
+    assert shared_prefix_length(torch.tensor([[1, 2], [3, 2]]), torch.tensor([[-100, 2], [-100, 2]])) == 0
 
 
 def test_a_share_of_deceptive_tasks_is_taught_with_its_control_twin_right_after():

@@ -32,8 +32,9 @@ from alice_app.config import Settings  # noqa: E402
 from alice_app.tasks import default_families  # noqa: E402
 from alice_app.training.config import TrainConfig  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
+from alice_app.training.shared_prefix import shared_prefix_length  # noqa: E402
 from alice_app.training.warm_start import (BATCH_SIZE, completion_loss, encode_batch, fine_tune,  # noqa: E402
-                                           shared_prefix_length, warm_start_items, worked_examples)
+                                           warm_start_items, worked_examples)
 
 
 def bf16_autocast():
@@ -106,7 +107,8 @@ def main() -> None:
     kept = means["completion_loss (shared prefix once, logits where a completion token is predicted)"]
     positions = sum(b["labels"].numel() for b in batches)
     predicting = sum(int((batch["labels"] != -100).sum()) for batch in batches)
-    shared = sum(shared_prefix_length(b["input_ids"], b["labels"]) * len(b["input_ids"]) for b in batches)
+    shared = sum(shared_prefix_length(b["input_ids"], b["labels"], b["attention_mask"]) * len(b["input_ids"])
+                 for b in batches)
     print(f"{len(batches)} batches of up to {BATCH_SIZE} examples × {args.repeats}, {args.threads} thread(s)")
     print(f"positions that predict a completion token: {predicting / positions:.0%}; "
           f"in the prefix all rows of a batch share: {shared / positions:.0%}")

@@ -17,6 +17,7 @@ from alice_app.training.prompts import training_messages
 from alice_app.training.redraw import OutcomeWatch, redrawing_trainer_class
 from alice_app.training.replay import WorkedReplay, chain_observers
 from alice_app.training.rewards import make_reward_function
+from alice_app.training.shared_prefix import sharing_prefix_trainer_class
 
 
 def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer: Any, families: list[str],
@@ -31,7 +32,7 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     holder: dict[str, Any] = {}
     dataset, feed = training_dataset(services, config, families, policy=lambda: holder["policy"])
     observer = None if feed is None else feed.observe
-    trainer_class = GRPOTrainer
+    trainer_class = sharing_prefix_trainer_class(GRPOTrainer)  # each group's prompt runs once in the loss pass
     if config.redraw_uniform:
         watch = OutcomeWatch()
         observer = chain_observers(observer, watch.observe)

@@ -191,31 +191,19 @@ def completion_loss(model: Any, batch: Mapping[str, Any], share_prefix: bool = T
     the model computes from ``labels``, but with the vocabulary projection run only at the positions that
     predict a completion token (a fifth of them in the warm start's batches, ``bench/fine_tuning.py``), not at the
     prompt's and the padding's. With ``share_prefix``, the tokens every row begins with (the system prompt and
-    the user turn's header, ``shared_prefix_length``) go through the model once and their keys and values are
-    repeated for each row: the same loss and gradients (to float rounding) for less work."""
+    the user turn's header) run once for the batch (``alice_app.training.shared_prefix``): the same loss and
+    gradients, to float rounding, for less work."""
     import torch
 
-    ids, targets = batch["input_ids"], batch["labels"][:, 1:]
+    from alice_app.training.shared_prefix import prefix_cache, shared_prefix_length
+
+    ids, mask, targets = batch["input_ids"], batch["attention_mask"], batch["labels"][:, 1:]
     predicts = torch.nn.functional.pad(targets != -100, (0, 1), value=False)  # position t predicts token t + 1
-    prefix = shared_prefix_length(ids, batch["labels"]) if share_prefix and len(ids) > 1 else 0
-    cache = None
-    if prefix:
-        from transformers import DynamicCache
-
-        cache = DynamicCache(config=model.config)
-        model(input_ids=ids[:1, :prefix], cache=cache, use_cache=True, logits_to_keep=1)
-        cache.batch_repeat_interleave(len(ids))
-    logits = model(input_ids=ids[:, prefix:], attention_mask=batch["attention_mask"], cache=cache,
-                   use_cache=cache is not None, logits_to_keep=predicts[:, prefix:]).logits
+    prefix = shared_prefix_length(ids, batch["labels"], mask) if share_prefix else 0
+    cache = prefix_cache(model, ids, mask, prefix) if prefix else None
+    logits = model(input_ids=ids[:, prefix:], attention_mask=mask, cache=cache, use_cache=cache is not None,
+                   logits_to_keep=predicts[:, prefix:]).logits
     return torch.nn.functional.cross_entropy(logits.float(), targets[targets != -100])
-
-
-def shared_prefix_length(input_ids: Any, labels: Any) -> int:
-    """How many tokens every row of ``input_ids`` begins with, stopping short of the first position whose
-    next token is a completion token (``labels`` not -100) in any row, which must be computed per row."""
-    same = (input_ids == input_ids[:1]).all(dim=0).long().cumprod(dim=0)
-    first_label = int((labels != -100).long().argmax(dim=1).min())
-    return max(0, min(int(same.sum()), first_label - 1))
 
 
 def encode_batch(tokenizer: Any, examples: Sequence[Example], device: Any) -> dict[str, Any]:

@@ -158,20 +158,6 @@ def test_the_completion_loss_is_the_models_own_loss_and_gradient_with_fewer_logi
         assert all(torch.allclose(p.grad, g, atol=1e-6) for p, g in zip(model.parameters(), expected))
 
 
-def test_the_shared_prefix_stops_before_any_row_predicts_its_completion():
-    import torch
-
-    from alice_app.training.warm_start import shared_prefix_length
-
-    ids = torch.tensor([[1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 9, 9]])
-    labels = torch.full_like(ids, -100)
-    labels[:, 5:] = ids[:, 5:]
-    assert shared_prefix_length(ids, labels) == 4  # rows part at the fifth token
-    labels[1, 3:] = ids[1, 3:]  # the second row's completion starts at the fourth token: position 2 predicts it
-    assert shared_prefix_length(ids, labels) == 2
-    assert shared_prefix_length(torch.tensor([[1, 2], [3, 2]]), torch.tensor([[-100, 2], [-100, 2]])) == 0
-
-
 def test_a_share_of_deceptive_tasks_is_taught_with_its_control_twin_right_after():
     items = [_item(family, seed) for family in (*core_family_names(), "plain_arithmetic") for seed in range(12)]
     for item in items:

@@ -44,6 +44,23 @@ def bf16_autocast():
     return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
+def fresh_lora_model(threads: int):
+    """(config, model, tokenizer): the default families' ``TrainConfig`` and the embedded model with a fresh LoRA
+    adapter of it, in training mode, torch on ``threads`` threads and seeded 0."""
+    import torch
+    from peft import get_peft_model
+
+    from alice_app.models.loader import load_causal_lm
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    config = TrainConfig(families=tuple(default_families()))
+    model, tokenizer = load_causal_lm(Settings(), for_training=True)
+    model = get_peft_model(model, config.lora_config())
+    model.train()
+    return config, model, tokenizer
+
+
 def timed(step) -> tuple[float, float]:
     """(the loss ``step`` returns, seconds for it and its backward pass)."""
     started = time.perf_counter()
@@ -60,17 +77,7 @@ def main() -> None:
     parser.add_argument("--learn-tasks", type=int, default=40, help="tasks of the learning check (0 skips it)")
     args = parser.parse_args()
 
-    import torch
-    from peft import get_peft_model
-
-    from alice_app.models.loader import load_causal_lm
-
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(0)
-    config = TrainConfig(families=tuple(default_families()))
-    model, tokenizer = load_causal_lm(Settings(), for_training=True)
-    model = get_peft_model(model, config.lora_config())
-    model.train()
+    config, model, tokenizer = fresh_lora_model(args.threads)
     items = warm_start_items(config.families, args.tasks, 0, training_messages())
     examples = worked_examples([item.task for item in items])
     batches = [encode_batch(tokenizer, examples[i:i + BATCH_SIZE], model.device)

@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from alice_app.config import TRAIN_SEED_LIMIT, Settings  # noqa: E402
-from alice_app.tasks import default_families, generate_task  # noqa: E402
+from alice_app.config import TRAIN_SEED_LIMIT  # noqa: E402
+from alice_app.tasks import generate_task  # noqa: E402
 from alice_app.tasks.solutions import worked_solution  # noqa: E402
-from alice_app.training.config import TrainConfig  # noqa: E402
 from alice_app.training.feed import static_items  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
 from alice_app.training.shared_prefix import SharedPrefixCalls, shared_prefix_length  # noqa: E402
+from bench.fine_tuning import fresh_lora_model  # noqa: E402
 
 
 def group_batch(tokenizer, item, num_generations: int, seed: int):
@@ -71,21 +71,13 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-    from peft import get_peft_model
     from trl.trainer.utils import add_fused_lm_head
 
-    from alice_app.models.loader import load_causal_lm
-
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(0)
-    config = TrainConfig(families=tuple(default_families()))
-    model, tokenizer = load_causal_lm(Settings(), for_training=True)
-    model = get_peft_model(model, config.lora_config())
+    config, model, tokenizer = fresh_lora_model(args.threads)
     add_fused_lm_head(model.get_base_model(), temperature=config.temperature, outputs=("log_probs", "entropy"))
     for name, parameter in model.named_parameters():
         if "lora_B" in name:
             torch.nn.init.normal_(parameter, std=1e-3)
-    model.train()
     messages = training_messages(config.no_format_share, config.rephrase_share, config.wording_share)
     items = static_items(config.families, args.groups, 0, messages)
     groups = [group_batch(tokenizer, item, config.num_generations, index) for index, item in enumerate(items)]

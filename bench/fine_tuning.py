@@ -61,6 +61,13 @@ def fresh_lora_model(threads: int):
     return config, model, tokenizer
 
 
+def largest_relative_difference(grads, reference) -> float:
+    """The largest entry of ``grads`` minus ``reference`` (tensor by tensor), relative to that reference tensor's
+    largest entry."""
+    return max((float((g - r).abs().max() / r.abs().max().clamp_min(1e-12)) for g, r in zip(grads, reference)),
+               default=0.0)
+
+
 def timed(step) -> tuple[float, float]:
     """(the loss ``step`` returns, seconds for it and its backward pass)."""
     started = time.perf_counter()
@@ -108,8 +115,7 @@ def main() -> None:
             reference, reference_grads = next(iter(values.values())), next(iter(grads.values()))
             for name, value in values.items():
                 worst_gap[name] = max(worst_gap[name], abs(value - reference))
-                worst_grad[name] = max([worst_grad[name], *(float((g - r).abs().max() / r.abs().max().clamp_min(1e-12))
-                                                            for g, r in zip(grads[name], reference_grads))])
+                worst_grad[name] = max(worst_grad[name], largest_relative_difference(grads[name], reference_grads))
     means = {name: sum(times) / len(times) for name, times in seconds.items()}
     kept = means["completion_loss (shared prefix once, logits where a completion token is predicted)"]
     positions = sum(b["labels"].numel() for b in batches)

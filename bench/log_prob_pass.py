@@ -28,7 +28,7 @@ from alice_app.tasks.solutions import worked_solution  # noqa: E402
 from alice_app.training.feed import static_items  # noqa: E402
 from alice_app.training.prompts import training_messages  # noqa: E402
 from alice_app.training.shared_prefix import SharedPrefixCalls, shared_prefix_length  # noqa: E402
-from bench.fine_tuning import fresh_lora_model  # noqa: E402
+from bench.fine_tuning import fresh_lora_model, largest_relative_difference  # noqa: E402
 
 
 def group_batch(tokenizer, item, num_generations: int, seed: int):
@@ -96,8 +96,7 @@ def main() -> None:
             (whole_lp, whole_ent, whole_grads), (shared_lp, shared_ent, shared_grads) = results.values()
             worst_values = max(worst_values, float((whole_lp - shared_lp).abs().max()),
                                float((whole_ent - shared_ent).abs().max()))
-            worst_grad = max([worst_grad, *(float((s - w).abs().max() / w.abs().max().clamp_min(1e-12))
-                                            for s, w in zip(shared_grads, whole_grads))])
+            worst_grad = max(worst_grad, largest_relative_difference(shared_grads, whole_grads))
     positions = sum(group[0].numel() for group in groups)
     shared = sum(shared_prefix_length(ids, labels, mask, keep) * len(ids) for ids, mask, labels, keep in groups)
     means = {name: sum(times) / len(times) for name, times in seconds.items()}

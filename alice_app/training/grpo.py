@@ -32,11 +32,11 @@ def build_grpo_trainer(services: Any, config: TrainConfig, model: Any, tokenizer
     holder: dict[str, Any] = {}
     dataset, feed = training_dataset(services, config, families, policy=lambda: holder["policy"])
     observer = None if feed is None else feed.observe
-    trainer_class = sharing_prefix_trainer_class(GRPOTrainer)  # each group's prompt runs once in the loss pass
+    trainer_class = sharing_prefix_trainer_class(GRPOTrainer)  # each group's prompt runs once (generation, loss)
     if config.redraw_uniform:
         watch = OutcomeWatch()
         observer = chain_observers(observer, watch.observe)
-        trainer_class = redrawing_trainer_class(GRPOTrainer, row_drawer(dataset, feed, config.seed), watch,
+        trainer_class = redrawing_trainer_class(trainer_class, row_drawer(dataset, feed, config.seed), watch,
                                                 config.redraw_uniform)
     if feed is not None and config.feed_probe:
         from alice_app.training.probe import feed_probe_callback

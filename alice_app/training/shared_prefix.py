@@ -6,13 +6,18 @@ are the same tokens in every row. ``prefix_cache`` runs them once (one row) and 
 for each row; the rest of the batch then attends to that cache. The loss and its gradients are the same as with
 every row computed whole, to float rounding (``tests/training/test_shared_prefix.py``, ``bench/fine_tuning.py``),
 since the repeated keys and values stay in the autograd graph: the gradients of all rows flow back through the one
-prefix pass.
+prefix pass. Generation gains the same way: a GRPO group's eight copies of one prompt are prefilled once
+(``generate_sharing_prompt``), and the sampled tokens are those of the plain call (``bench/grpo_generation.py``).
 
 ``completion_loss`` (the warm start) uses it directly; ``sharing_prefix_trainer_class`` gives TRL's GRPOTrainer
-a log-prob pass (``_get_per_token_logps_and_entropies``) that calls the model through ``SharedPrefixCalls``.
+a log-prob pass (``_get_per_token_logps_and_entropies``) that calls the model through ``SharedPrefixCalls``, and
+a generation (``_generate_single_turn``) whose ``generate`` calls go through ``generate_sharing_prompt``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 MULTIMODAL_INPUTS = ("pixel_values", "image_grid_thw", "num_images", "pixel_attention_mask", "spatial_shapes",
@@ -28,9 +33,23 @@ def shared_prefix_length(input_ids: Any, labels: Any, attention_mask: Any = None
     same = (input_ids == input_ids[:1]).all(dim=0)
     if attention_mask is not None:
         same &= (attention_mask == attention_mask[:1]).all(dim=0)
-    common = int(same.long().cumprod(dim=0).sum())
+    common = _leading_true(same)
     first_label = int((labels != -100).long().argmax(dim=1).min())
     return max(0, min(common, first_label - 1, input_ids.shape[1] - 1 - keep))
+
+
+def shared_prompt_length(input_ids: Any, attention_mask: Any) -> int:
+    """How many tokens every row of a generation batch begins with, unpadded (attention mask 1 in every row), short
+    of the last column (``generate`` must run at least one token itself); 0 for a single row."""
+    if len(input_ids) < 2:
+        return 0
+    return min(_leading_true((input_ids == input_ids[:1]).all(dim=0) & (attention_mask == 1).all(dim=0)),
+               input_ids.shape[1] - 1)
+
+
+def _leading_true(flags: Any) -> int:
+    """How many of a 1-d boolean tensor's first entries are all true."""
+    return int(flags.long().cumprod(dim=0).sum())
 
 
 def prefix_cache(model: Any, input_ids: Any, attention_mask: Any, prefix: int) -> Any:
@@ -62,11 +81,52 @@ class SharedPrefixCalls:
                           cache=prefix_cache(self.model, input_ids, attention_mask, prefix), **kwargs)
 
 
+def generate_sharing_prompt(generate: Callable[..., Any], model: Any, *, input_ids: Any, attention_mask: Any,
+                            generation_config: Any = None, **kwargs: Any) -> Any:
+    """``generate(input_ids=..., attention_mask=..., ...)`` with the tokens all rows begin with (a GRPO group's
+    copies of one prompt) prefilled once by ``model`` and handed to it as the cache, when it takes one: a
+    batch without such tokens, with a cache of its own or other inputs (images), or a generation config that
+    builds its own cache or uses none, goes to ``generate`` as it came. The same tokens come back, to float
+    rounding of the prompt's keys and values."""
+    import torch
+
+    config = generation_config or model.generation_config
+    prefix = 0 if kwargs or config.cache_implementation is not None or config.use_cache is False \
+        else shared_prompt_length(input_ids, attention_mask)
+    if prefix:
+        with torch.no_grad():
+            kwargs["cache"] = prefix_cache(model, input_ids, attention_mask, prefix)
+    return generate(input_ids=input_ids, attention_mask=attention_mask, generation_config=generation_config,
+                    **kwargs)
+
+
+@contextmanager
+def generating_with_shared_prompt(model: Any) -> Iterator[None]:
+    """Within the block, ``model.generate`` goes through ``generate_sharing_prompt`` (TRL calls the model's
+    ``generate`` directly, with no hook of its own)."""
+    own = vars(model).get("generate")
+    model.generate = partial(generate_sharing_prompt, model.generate, model)
+    try:
+        yield
+    finally:
+        if own is None:
+            del model.generate
+        else:
+            model.generate = own
+
+
 def sharing_prefix_trainer_class(base: type) -> type:
-    """``base`` (TRL's GRPOTrainer or a subclass) whose log-prob pass runs each batch's shared prefix once, for
-    text batches; a multimodal batch goes through ``base`` unchanged."""
+    """``base`` (TRL's GRPOTrainer or a subclass) whose log-prob pass runs each batch's shared prefix once, and
+    whose transformers generation prefills each group's shared prompt once, for text batches; a multimodal
+    batch, vLLM and continuous batching go through ``base`` unchanged."""
 
     class SharingPrefixTrainer(base):
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *args, **kwargs):
+            if self.use_vllm or self.use_transformers_continuous_batching or images is not None or multimodal_fields:
+                return super()._generate_single_turn(prompt_ids, images, multimodal_fields, *args, **kwargs)
+            with generating_with_shared_prompt(self.accelerator.unwrap_model(self.model_wrapped)):
+                return super()._generate_single_turn(prompt_ids, images, multimodal_fields, *args, **kwargs)
+
         def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args,
                                                **kwargs):
             if not args and all(kwargs.get(name) is None for name in MULTIMODAL_INPUTS):

@@ -3,7 +3,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from alice_app.training.shared_prefix import SharedPrefixCalls, sharing_prefix_trainer_class, shared_prefix_length  # noqa: E402
+from alice_app.training.shared_prefix import (SharedPrefixCalls, generate_sharing_prompt,  # noqa: E402
+                                               generating_with_shared_prompt, shared_prefix_length,
+                                               shared_prompt_length, sharing_prefix_trainer_class)
 
 
 def test_the_shared_prefix_stops_before_any_row_predicts_a_scored_token():
@@ -66,3 +68,97 @@ def test_the_trainer_calls_the_model_through_the_shared_prefix_for_text_and_not_
     through = trainer._get_per_token_logps_and_entropies(model, None, None, 3, compute_entropy=True)
     assert isinstance(through, SharedPrefixCalls) and through.model is model and through.keep == 3
     assert trainer._get_per_token_logps_and_entropies(model, None, None, 3, pixel_values=torch.zeros(1)) is model
+
+
+def test_the_shared_prompt_is_the_unpadded_tokens_all_rows_begin_with_short_of_the_last():
+    ids = torch.tensor([[5, 6, 7, 8]] * 3)
+    mask = torch.ones_like(ids)
+    assert shared_prompt_length(ids, mask) == 3  # generate runs the last token itself
+    assert shared_prompt_length(torch.tensor([[5, 6, 7, 8], [5, 6, 9, 8]]), mask[:2]) == 2
+    padded = torch.tensor([[0, 0, 7, 8], [0, 5, 7, 8]])
+    assert shared_prompt_length(padded, (padded != 0).long()) == 0  # left padding is never prefilled
+    both_padded = torch.tensor([[0, 5, 7, 8], [0, 5, 7, 8]])
+    assert shared_prompt_length(both_padded, (both_padded != 0).long()) == 0
+    assert shared_prompt_length(ids[:1], mask[:1]) == 0
+
+
+def _sampling_config(model):
+    from transformers import GenerationConfig
+
+    return GenerationConfig(max_new_tokens=6, do_sample=True, temperature=1.0, top_k=0, pad_token_id=0,
+                            eos_token_id=49, bos_token_id=1)
+
+
+def test_generating_with_the_prompt_prefilled_once_samples_the_same_tokens():
+    model = _tiny_model().eval()
+    ids = torch.randint(1, 49, (1, 7)).repeat(4, 1)  # a GRPO group: one prompt, four rows
+    mask = torch.ones_like(ids)
+    config = _sampling_config(model)
+    prefilled = []
+
+    def recording_generate(**kwargs):
+        prefilled.append((kwargs["cache"].get_seq_length(), kwargs["cache"].layers[0].keys.shape[0]))
+        return model.generate(**kwargs)
+
+    torch.manual_seed(3)
+    plain = model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
+    torch.manual_seed(3)
+    shared = generate_sharing_prompt(recording_generate, model, input_ids=ids, attention_mask=mask,
+                                     generation_config=config)
+    assert prefilled == [(6, 4)]  # the prompt short of its last token, repeated for the four rows
+    assert torch.equal(shared, plain) and plain.shape == (4, 13)
+
+
+def test_a_batch_without_a_shared_prompt_or_with_inputs_of_its_own_is_generated_as_it_came():
+    model = _tiny_model().eval()
+    calls = []
+
+    def recording_generate(**kwargs):
+        calls.append(kwargs)
+        return "generated"
+
+    distinct = torch.tensor([[0, 3, 4, 5], [6, 7, 8, 9]])
+    config = _sampling_config(model)
+    assert generate_sharing_prompt(recording_generate, model, input_ids=distinct,
+                                   attention_mask=(distinct != 0).long(), generation_config=config) == "generated"
+    group = torch.tensor([[3, 4, 5, 6]] * 2)
+    generate_sharing_prompt(recording_generate, model, input_ids=group, attention_mask=torch.ones_like(group),
+                            generation_config=config, pixel_values=torch.zeros(1))
+    config.use_cache = False
+    generate_sharing_prompt(recording_generate, model, input_ids=group, attention_mask=torch.ones_like(group),
+                            generation_config=config)
+    assert all("cache" not in call for call in calls) and len(calls) == 3
+
+
+def test_the_trainer_generates_text_through_the_shared_prompt_and_leaves_other_generation_alone():
+    class Model:
+        def generate(self, **kwargs):
+            return "plain"
+
+    class Accelerator:
+        @staticmethod
+        def unwrap_model(model):
+            return model
+
+    class Recorder:
+        use_vllm = use_transformers_continuous_batching = False
+        accelerator = Accelerator()
+
+        def __init__(self):
+            self.model_wrapped = Model()
+
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations):
+            return self.model_wrapped.generate
+
+    trainer = sharing_prefix_trainer_class(Recorder)()
+    during = trainer._generate_single_turn([[1, 2]], None, {}, 2)
+    assert during.func is generate_sharing_prompt and during.args[1] is trainer.model_wrapped
+    assert "generate" not in vars(trainer.model_wrapped)  # put back after the call
+    assert trainer._generate_single_turn([[1, 2]], [[object()]], {}, 2)() == "plain"
+    assert trainer._generate_single_turn([[1, 2]], None, {"pixel_values": [1]}, 2)() == "plain"
+    trainer.use_vllm = True
+    assert trainer._generate_single_turn([[1, 2]], None, {}, 2)() == "plain"
+    model = Model()
+    with generating_with_shared_prompt(model):
+        assert model.generate.func is generate_sharing_prompt
+    assert model.generate() == "plain"

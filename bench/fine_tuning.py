@@ -44,9 +44,11 @@ def bf16_autocast():
     return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
-def fresh_lora_model(threads: int):
+def fresh_lora_model(threads: int, drawn_b: bool = False):
     """(config, model, tokenizer): the default families' ``TrainConfig`` and the embedded model with a fresh LoRA
-    adapter of it, in training mode, torch on ``threads`` threads and seeded 0."""
+    adapter of it, in training mode, torch on ``threads`` threads and seeded 0. With ``drawn_b`` the adapter's B
+    matrices are drawn small and non-zero (a fresh adapter's are zero: the model would be the base model, and its
+    A matrices would get no gradient)."""
     import torch
     from peft import get_peft_model
 
@@ -58,6 +60,10 @@ def fresh_lora_model(threads: int):
     model, tokenizer = load_causal_lm(Settings(), for_training=True)
     model = get_peft_model(model, config.lora_config())
     model.train()
+    if drawn_b:
+        for name, parameter in model.named_parameters():
+            if "lora_B" in name:
+                torch.nn.init.normal_(parameter, std=1e-3)
     return config, model, tokenizer
 
 

@@ -20,10 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, no install
 
-from alice_app.training.feed import static_items  # noqa: E402
-from alice_app.training.prompts import training_messages  # noqa: E402
 from alice_app.training.shared_prefix import generate_sharing_prompt  # noqa: E402
 from bench.fine_tuning import fresh_lora_model  # noqa: E402
+from bench.log_prob_pass import training_items  # noqa: E402
 
 
 def trl_generation_config(config, tokenizer):
@@ -50,14 +49,10 @@ def main() -> None:
 
     from alice_app.models.local import render_chat
 
-    config, model, tokenizer = fresh_lora_model(args.threads)
-    for name, parameter in model.named_parameters():
-        if "lora_B" in name:
-            torch.nn.init.normal_(parameter, std=1e-3)
+    config, model, tokenizer = fresh_lora_model(args.threads, drawn_b=True)
     generation = trl_generation_config(config, tokenizer)
-    messages = training_messages(config.no_format_share, config.rephrase_share, config.wording_share)
     groups = []
-    for item in static_items(config.families, args.groups, 0, messages):
+    for item in training_items(config, args.groups):
         prompt = tokenizer(render_chat(tokenizer, list(item.messages)), add_special_tokens=False)["input_ids"]
         ids = torch.tensor([prompt] * config.num_generations)
         groups.append((ids, torch.ones_like(ids)))

@@ -31,6 +31,12 @@ from alice_app.training.shared_prefix import SharedPrefixCalls, shared_prefix_le
 from bench.fine_tuning import fresh_lora_model, largest_relative_difference  # noqa: E402
 
 
+def training_items(config, count: int):
+    """``count`` training prompts of ``config``'s families (seed 0), worded as training words them."""
+    messages = training_messages(config.no_format_share, config.rephrase_share, config.wording_share)
+    return static_items(config.families, count, 0, messages)
+
+
 def group_batch(tokenizer, item, num_generations: int, seed: int):
     """(input_ids, attention_mask, labels, completion width) of one group, as TRL's loss pass receives it."""
     import torch
@@ -70,17 +76,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     args = parser.parse_args()
 
-    import torch
     from trl.trainer.utils import add_fused_lm_head
 
-    config, model, tokenizer = fresh_lora_model(args.threads)
+    config, model, tokenizer = fresh_lora_model(args.threads, drawn_b=True)
     add_fused_lm_head(model.get_base_model(), temperature=config.temperature, outputs=("log_probs", "entropy"))
-    for name, parameter in model.named_parameters():
-        if "lora_B" in name:
-            torch.nn.init.normal_(parameter, std=1e-3)
-    messages = training_messages(config.no_format_share, config.rephrase_share, config.wording_share)
-    items = static_items(config.families, args.groups, 0, messages)
-    groups = [group_batch(tokenizer, item, config.num_generations, index) for index, item in enumerate(items)]
+    groups = [group_batch(tokenizer, item, config.num_generations, index)
+              for index, item in enumerate(training_items(config, args.groups))]
     passes = {"every row whole": lambda keep: model, "shared prompt once": lambda keep: SharedPrefixCalls(model, keep)}
     ids, mask, labels, keep = groups[0]
     for call in passes.values():  # warm-up, not counted: the first pass pays for allocations

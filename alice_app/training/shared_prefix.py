@@ -7,7 +7,8 @@ for each row; the rest of the batch then attends to that cache. The loss and its
 every row computed whole, to float rounding (``tests/training/test_shared_prefix.py``, ``bench/fine_tuning.py``),
 since the repeated keys and values stay in the autograd graph: the gradients of all rows flow back through the one
 prefix pass. Generation gains the same way: a GRPO group's eight copies of one prompt are prefilled once
-(``generate_sharing_prompt``), and the sampled tokens are those of the plain call (``bench/grpo_generation.py``).
+(``generate_sharing_prompt``), and the sampled tokens are those of the plain call but where float rounding of the
+prompt's keys tips a sample (one group in eight in ``bench/grpo_generation.py``, none in the learning bench's runs).
 
 ``completion_loss`` (the warm start) uses it directly; ``sharing_prefix_trainer_class`` gives TRL's GRPOTrainer
 a log-prob pass (``_get_per_token_logps_and_entropies``) that calls the model through ``SharedPrefixCalls``, and
@@ -48,7 +49,7 @@ def shared_prompt_length(input_ids: Any, attention_mask: Any) -> int:
 
 
 def _leading_true(flags: Any) -> int:
-    """How many of a 1-d boolean tensor's first entries are all true."""
+    """The number of true entries a 1-d boolean tensor begins with."""
     return int(flags.long().cumprod(dim=0).sum())
 
 
@@ -86,8 +87,8 @@ def generate_sharing_prompt(generate: Callable[..., Any], model: Any, *, input_i
     """``generate(input_ids=..., attention_mask=..., ...)`` with the tokens all rows begin with (a GRPO group's
     copies of one prompt) prefilled once by ``model`` and handed to it as the cache, when it takes one: a
     batch without such tokens, with a cache of its own or other inputs (images), or a generation config that
-    builds its own cache or uses none, goes to ``generate`` as it came. The same tokens come back, to float
-    rounding of the prompt's keys and values."""
+    builds its own cache or uses none, goes to ``generate`` as it came. The same tokens come back, unless the
+    float rounding of the prompt's keys and values tips a sample."""
     import torch
 
     config = generation_config or model.generation_config

@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 
 from alice_app.config import EVAL_MAX_TOKENS, HELD_OUT_SEED_START
 from alice_app.episode import new_episode
+from alice_app.models.base import keeping_prompts
 from alice_app.shortcuts import contradicts_own_result, echoes_prompt_number
 from alice_app.tasks import control_of, default_families, has_control
 from alice_app.tasks.registry import get_family, generate_task
@@ -149,11 +150,12 @@ def mean_accuracy(table: dict[str, dict[str, float]]) -> float | None:
 
 
 def _generate(policy, tasks: list[Task], max_tokens: int, progress: bool, chunk: int = 32) -> list[str]:
-    """Greedy first attempts, in chunks so the progress bar moves and memory stays bounded."""
+    """Greedy first attempts, in chunks so the progress bar moves and memory stays bounded; the policy keeps
+    the prompts meanwhile (``keeping_prompts``: every chat begins with the same system prompt)."""
     from tqdm.auto import tqdm
 
     replies: list[str] = []
-    with tqdm(total=len(tasks), desc="eval", unit="task", disable=not progress) as bar:
+    with tqdm(total=len(tasks), desc="eval", unit="task", disable=not progress) as bar, keeping_prompts(policy):
         for start in range(0, len(tasks), chunk):
             part = tasks[start : start + chunk]
             chats = [new_episode(task).messages() for task in part]

@@ -1,7 +1,8 @@
 """Hunting: the policy plays full 5-turn episodes and every failure is banked.
 
 Episodes run with continuous batching: ``batch_size`` environments are live at once, each turn is
-one ``policy.generate`` call for all of them, and a finished episode's slot starts the next one.
+one ``policy.generate`` call for all of them, and a finished episode's slot starts the next one. A local
+policy keeps the prompts meanwhile, so each turn prefills only the reply and message the last one added.
 The environment (not this module) writes failures to the bank and outcomes to the curriculum.
 
 Two strategies choose what to play:
@@ -27,6 +28,7 @@ from typing import Callable, Iterator, Sequence
 from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.environment import REPAIR_REQUIRED, as_repair_of
 from alice_app.failure_modes import label_failure
+from alice_app.models.base import keeping_prompts
 from alice_app.store.queries import MAX_PAGE_SIZE
 from alice_app.tasks.mutate import mutate
 from alice_app.tasks.registry import family_names
@@ -185,10 +187,17 @@ def run_hunt(
 
 def play_episodes(policy, envs: list, starts: Iterator[Start], episodes: int, *, max_tokens: int = 64,
                   temperature: float = 0.0, samples: int = 1) -> Iterator[EpisodeResult]:
-    """Yield each episode's result as it ends; one generate call per turn for all live envs.
+    """Yield each episode's result as it ends; one generate call per turn for all live envs. The policy keeps
+    the prompts it is asked meanwhile (``keeping_prompts``), so each turn prefills only what the last turn added.
 
     With ``samples`` > 1, the first attempts of the turn also get that many sampled answers (one more
     batched call), which the environment turns into the tier-3 verdict."""
+    with keeping_prompts(policy):
+        yield from _play(policy, envs, starts, episodes, max_tokens, temperature, samples)
+
+
+def _play(policy, envs: list, starts: Iterator[Start], episodes: int, max_tokens: int, temperature: float,
+          samples: int) -> Iterator[EpisodeResult]:
     observations: dict[int, object] = {}
     started = 0
     while started < episodes or observations:

@@ -233,3 +233,26 @@ def test_a_recheck_that_fails_a_variant_leaves_the_failure_unrepaired(services):
 def test_recheck_on_an_empty_bank_says_so(services):
     with pytest.raises(ValueError, match="no unrepaired failures of false_claim to recheck"):
         run_hunt(ScriptedPolicy(always_wrong), services, 3, ["false_claim"], strategy="recheck")
+
+
+def test_a_hunt_keeps_the_policys_prompts_while_it_plays_and_lets_go_after(services):
+    from contextlib import contextmanager
+
+    class KeepingPolicy(ScriptedPolicy):
+        keeping, opened = False, 0
+
+        @contextmanager
+        def keeping_prompts(self):
+            self.opened, self.keeping = self.opened + 1, True
+            try:
+                yield
+            finally:
+                self.keeping = False
+
+        def generate(self, messages_batch, **kwargs):
+            assert self.keeping  # every turn of every episode is asked inside the one block
+            return super().generate(messages_batch, **kwargs)
+
+    policy = KeepingPolicy(always_wrong)
+    report = run_hunt(policy, services, 3, ["negation_arithmetic"], batch_size=2, seed=1)
+    assert len(report.results) == 3 and policy.opened == 1 and not policy.keeping

@@ -1,6 +1,7 @@
 """The one interface every policy backend implements, and the error they raise."""
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Protocol, runtime_checkable
 
 Messages = list[dict]  # one chat: [{"role": "system"|"user"|"assistant", "content": str}, ...]
@@ -36,3 +37,11 @@ def check_generate_args(messages_batch: list[Messages], n: int, temperature: flo
     for chat in messages_batch:
         if not chat or not all(isinstance(m, dict) and "role" in m and "content" in m for m in chat):
             raise ValueError("each chat must be a non-empty list of {'role', 'content'} messages")
+
+
+def keeping_prompts(policy) -> AbstractContextManager:
+    """A block in which ``policy`` keeps the prompts it was asked so a longer one that begins like them is prefilled
+    only from where they part (``LocalPolicy.keeping_prompts``; a backend without it: a block that does nothing).
+    The weights must stay as they are inside."""
+    keep = getattr(policy, "keeping_prompts", None)
+    return keep() if callable(keep) else nullcontext()

@@ -6,6 +6,8 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from alice_app.models.base import BackendError, Messages, check_generate_args
+from alice_app.models.prompt_cache import DEFAULT_BUDGET_BYTES, PromptCache
+from alice_app.models.prompt_cache import supports as supports_prompt_cache
 
 
 def render_chat(tokenizer: Any, chat: Messages) -> str:
@@ -20,7 +22,9 @@ class LocalPolicy:
 
     Prompts are padded on the left so every row of a batch ends where generation starts; a lock
     keeps concurrent callers (UI sessions, a hunt) from oversubscribing the CPU with parallel
-    forward passes.
+    forward passes. Inside ``keeping_prompts()`` (a hunt, an evaluation: blocks in which the weights stay
+    as they are) each prompt is prefilled only from where it parts from one asked before
+    (``models.prompt_cache``).
     """
 
     def __init__(self, model: Any, tokenizer: Any, model_id: str, batch_size: int = 16):
@@ -34,6 +38,22 @@ class LocalPolicy:
         self.model_id = model_id
         self.batch_size = batch_size
         self._lock = threading.Lock()
+        self._prompts: PromptCache | None = None
+
+    @contextmanager
+    def keeping_prompts(self, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> Iterator[PromptCache | None]:
+        """Within the block, the keys and values of the prompts asked are kept (up to ``budget_bytes``) and a
+        prompt that begins like one of them is prefilled from where they part. The weights must not change
+        inside. Yields the cache (its counters say how many prompt tokens it served), or None for a model whose
+        cache it cannot splice (that model generates as without it)."""
+        if self._prompts is not None or not supports_prompt_cache(self.model):
+            yield self._prompts
+            return
+        self._prompts = PromptCache(self.model, budget_bytes)
+        try:
+            yield self._prompts
+        finally:
+            self._prompts = None
 
     def generate(
         self,
@@ -109,16 +129,29 @@ class LocalPolicy:
         sampling: dict[str, Any] = {"do_sample": False}
         if temperature > 0:  # plain sampling: no top-k/top-p cut, so k samples show real spread
             sampling = {"do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": 0}
+        inputs: dict[str, Any] = {**encoded, "num_return_sequences": samples}
         with torch.inference_mode():
+            if self._prompts is not None:
+                inputs = self._with_kept_prompts(encoded, samples)
             output = self.model.generate(
-                **encoded,
+                **inputs,
                 max_new_tokens=max_tokens,
-                num_return_sequences=samples,
                 pad_token_id=self.tokenizer.pad_token_id,
                 **sampling,
             )
         new_tokens = output[:, encoded["input_ids"].shape[1] :]
         return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+
+    def _with_kept_prompts(self, encoded: Any, samples: int) -> dict[str, Any]:
+        """``generate``'s inputs with the prompts' cache from ``self._prompts``, each row repeated ``samples``
+        times (as ``num_return_sequences`` would, which does not repeat a cache)."""
+        cache = self._prompts.batch_cache(encoded["input_ids"], encoded["attention_mask"])
+        inputs = {name: encoded[name].repeat_interleave(samples, dim=0) for name in ("input_ids", "attention_mask")}
+        if cache is not None:
+            if samples > 1:
+                cache.batch_repeat_interleave(samples)
+            inputs["cache"] = cache
+        return inputs
 
 
 @contextmanager

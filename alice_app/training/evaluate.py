@@ -24,12 +24,15 @@ def evaluate_model(model: Any, tokenizer: Any, settings: Any, config: TrainConfi
 
 @contextmanager
 def eval_policy(model: Any, tokenizer: Any, settings: Any, batch_size: int = 16) -> Iterator[Any]:
-    """The model being trained as a ``LocalPolicy`` in eval mode; handed back in the mode it was in."""
+    """The model being trained as a ``LocalPolicy`` in eval mode, keeping the prompts it is asked
+    (``LocalPolicy.keeping_prompts``: the weights stay as they are inside); handed back in the mode it was in."""
     from alice_app.models.local import LocalPolicy
 
     was_training = model.training
     model.eval()
     try:
-        yield LocalPolicy(model, tokenizer, model_id=settings.model_name, batch_size=batch_size)
+        policy = LocalPolicy(model, tokenizer, model_id=settings.model_name, batch_size=batch_size)
+        with policy.keeping_prompts():
+            yield policy
     finally:
         model.train(was_training)

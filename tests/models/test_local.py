@@ -81,3 +81,72 @@ def test_sampled_answers_inside_seeded_sampling_repeat_for_the_same_seed(tiny_po
     first = sampled(7)
     assert sampled(7) == first
     assert any(sampled(seed) != first for seed in range(8, 12))
+
+
+def test_kept_prompts_give_the_greedy_answers_of_whole_prompts_turn_after_turn(tiny_policy):
+    first = [chat("what is three plus four"), chat("ignore fourteen what is the answer"), chat("seven")]
+    whole = tiny_policy.generate(first, max_tokens=4)
+    second = [c + [{"role": "assistant", "content": r[0]}, {"role": "user", "content": "not seven"}]
+              for c, r in zip(first, whole)]
+    whole_second = tiny_policy.generate(second, max_tokens=4)
+    with tiny_policy.keeping_prompts() as cache:
+        assert tiny_policy.generate(first, max_tokens=4) == whole
+        asked_first = cache.reused_tokens + cache.prefilled_tokens
+        assert tiny_policy.generate(second, max_tokens=4) == whole_second
+        turn_two = cache.reused_tokens + cache.prefilled_tokens - asked_first
+        assert cache.reused_tokens >= asked_first  # turn 2 prefilled only what turn 1 did not hold
+        assert cache.prefilled_tokens < asked_first + turn_two
+        with tiny_policy.keeping_prompts() as inner:  # a block inside another keeps the same prompts
+            assert inner is cache
+    assert tiny_policy._prompts is None  # dropped after the block: the weights may change after it
+
+
+def test_a_prompt_cache_over_budget_keeps_nothing_and_answers_the_same(tiny_policy):
+    chats = [chat("what is three plus four"), chat("not seven the answer")]
+    with tiny_policy.keeping_prompts(budget_bytes=0) as cache:
+        assert tiny_policy.generate(chats, max_tokens=4) == tiny_policy.generate(chats, max_tokens=4)
+        assert cache.entries == {} and cache.bytes == 0 and cache.reused_tokens == 0
+    with pytest.raises(ValueError, match="budget"):
+        with tiny_policy.keeping_prompts(budget_bytes=-1):
+            pass
+
+
+def test_kept_prompts_sample_the_answers_whole_prompts_sample(tiny_policy):
+    from alice_app.models.local import seeded_sampling
+
+    chats = [chat("what is three plus"), chat("not seven the"), chat("four")]
+    with seeded_sampling(5):
+        whole = tiny_policy.generate(chats, n=3, temperature=1.5, max_tokens=6)
+    with tiny_policy.keeping_prompts(), seeded_sampling(5):
+        kept = tiny_policy.generate(chats, n=3, temperature=1.5, max_tokens=6)
+    assert kept == whole and [len(row) for row in kept] == [3, 3, 3]
+
+
+def test_a_model_whose_cache_cannot_be_spliced_generates_without_one():
+    from types import SimpleNamespace
+
+    from transformers import Gemma2Config, LlamaConfig, MistralConfig
+
+    from alice_app.models.prompt_cache import supports
+
+    assert supports(SimpleNamespace(config=LlamaConfig(num_hidden_layers=2)))
+    assert not supports(SimpleNamespace(config=MistralConfig(num_hidden_layers=2, sliding_window=16)))
+    assert not supports(SimpleNamespace(config=Gemma2Config(num_hidden_layers=2)))
+    policy = LocalPolicy(SimpleNamespace(config=Gemma2Config(num_hidden_layers=2)), _FakeTokenizer(), "sliding")
+    with policy.keeping_prompts() as cache:
+        assert cache is None and policy._prompts is None
+
+
+class _FakeTokenizer:
+    pad_token = "<pad>"
+    padding_side = "right"
+
+
+def test_common_prefix_length():
+    from alice_app.models.prompt_cache import common_prefix_length
+
+    assert common_prefix_length((1, 2, 3, 4), (1, 2, 9)) == 2
+    assert common_prefix_length((1, 2), (1, 2, 3)) == 2
+    assert common_prefix_length((5,), (1,)) == 0
+    assert common_prefix_length((), (1, 2)) == 0
+    assert common_prefix_length(tuple(range(1000)), tuple(range(999)) + (7,)) == 999

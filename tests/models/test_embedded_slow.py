@@ -45,6 +45,26 @@ def test_batched_generation_matches_one_at_a_time(embedded_policy):
     assert "7" in batched[0][0]
 
 
+def test_an_episodes_turns_with_kept_prompts_answer_as_whole_prompts_do(embedded_policy):
+    from alice_app.episode import new_episode
+    from alice_app.tasks.registry import generate_task
+
+    first = [new_episode(generate_task(family, "medium", seed)).messages()
+             for family, seed in (("negation_arithmetic", 3), ("false_claim", 4), ("negated_comparison", 5))]
+    whole = embedded_policy.generate(first, max_tokens=24)
+    second = [chat + [{"role": "assistant", "content": reply[0]},
+                      {"role": "user", "content": "That is not right. Work it out again and end with 'Answer: <n>'."}]
+              for chat, reply in zip(first, whole)]
+    whole_second = embedded_policy.generate(second, max_tokens=24)
+    with embedded_policy.keeping_prompts() as cache:
+        assert embedded_policy.generate(first, max_tokens=24) == whole
+        assert cache.reused_tokens > 0  # the three chats share the system prompt
+        before = cache.reused_tokens
+        assert embedded_policy.generate(second, max_tokens=24) == whole_second
+        assert cache.reused_tokens - before > sum(len(embedded_policy.tokenizer(embedded_policy.render(c))["input_ids"])
+                                                  for c in first) - 3 * 2  # turn 2 reuses all of turn 1's prompts
+
+
 def test_sampling_returns_n_answers(embedded_policy):
     chat = [{"role": "user", "content": "Pick a random number between 1 and 100."}]
     samples = embedded_policy.generate([chat], n=4, temperature=1.0, max_tokens=8)[0]

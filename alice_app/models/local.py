@@ -130,9 +130,10 @@ class LocalPolicy:
         if temperature > 0:  # plain sampling: no top-k/top-p cut, so k samples show real spread
             sampling = {"do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": 0}
         inputs: dict[str, Any] = {**encoded, "num_return_sequences": samples}
+        prompts = self._prompts  # read once: another thread's block may end meanwhile
         with torch.inference_mode():
-            if self._prompts is not None:
-                inputs = self._with_kept_prompts(encoded, samples)
+            if prompts is not None:
+                inputs = with_kept_prompts(prompts, encoded, samples)
             output = self.model.generate(
                 **inputs,
                 max_new_tokens=max_tokens,
@@ -142,16 +143,17 @@ class LocalPolicy:
         new_tokens = output[:, encoded["input_ids"].shape[1] :]
         return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
 
-    def _with_kept_prompts(self, encoded: Any, samples: int) -> dict[str, Any]:
-        """``generate``'s inputs with the prompts' cache from ``self._prompts``, each row repeated ``samples``
-        times (as ``num_return_sequences`` would, which does not repeat a cache)."""
-        cache = self._prompts.batch_cache(encoded["input_ids"], encoded["attention_mask"])
-        inputs = {name: encoded[name].repeat_interleave(samples, dim=0) for name in ("input_ids", "attention_mask")}
-        if cache is not None:
-            if samples > 1:
-                cache.batch_repeat_interleave(samples)
-            inputs["cache"] = cache
-        return inputs
+
+def with_kept_prompts(prompts: PromptCache, encoded: Any, samples: int) -> dict[str, Any]:
+    """``generate``'s inputs for the tokenized batch ``encoded`` with its cache from ``prompts``, each row repeated
+    ``samples`` times (as ``num_return_sequences`` would, which does not repeat a cache)."""
+    cache = prompts.batch_cache(encoded["input_ids"], encoded["attention_mask"])
+    inputs = {name: encoded[name].repeat_interleave(samples, dim=0) for name in ("input_ids", "attention_mask")}
+    if cache is not None:
+        if samples > 1:
+            cache.batch_repeat_interleave(samples)
+        inputs["cache"] = cache
+    return inputs
 
 
 @contextmanager

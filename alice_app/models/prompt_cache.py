@@ -105,8 +105,7 @@ class PromptCache:
         import torch
         from transformers import DynamicCache
 
-        cache = DynamicCache(ddp_cache_data=layers, config=self.model.config) if layers \
-            else DynamicCache(config=self.model.config)
+        cache = DynamicCache(ddp_cache_data=layers or None, config=self.model.config)
         ids = torch.tensor([tokens], device=self.model.device)
         with torch.inference_mode():
             self.model(input_ids=ids, cache=cache, use_cache=True, logits_to_keep=1)

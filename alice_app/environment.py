@@ -14,12 +14,12 @@ from typing import Any, Mapping, Sequence
 import alice_app.tasks  # noqa: F401  (registers the built-in families)
 from alice_app.config import TRAIN_SEED_LIMIT
 from alice_app.curriculum import discrimination, record_outcome, rolling_accuracy
-from alice_app.episode import Episode, advance, new_episode
+from alice_app.episode import Episode, advance, check_turn_limit, new_episode
 from alice_app.failure_modes import label_failure
 from alice_app.tasks.registry import family_names, generate_task
 from alice_app.tasks.repair import pick_failures, repair_variant
 from alice_app.tasks.wordings import check_wording, worded_families
-from alice_app.types import LEVELS, MAX_SAMPLES, Task, check_seed
+from alice_app.types import LEVELS, MAX_SAMPLES, TURN_KINDS, Task, check_seed
 from alice_app.verify.tier3 import unreliable
 
 MODES = ("auto", "hunt", "repair")
@@ -80,13 +80,16 @@ class AliceEnvironment:
 
     # -- public API ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, *, family: str | None = None, level: str | None = None,
-              mode: str = "auto", task: Task | Mapping | None = None, wording: str = "template") -> Observation:
+              mode: str = "auto", task: Task | Mapping | None = None, wording: str = "template",
+              turns: int = len(TURN_KINDS)) -> Observation:
         """Start an episode. ``task`` plays that task; otherwise ``mode`` picks one: hunt (from the
         family's curriculum level), repair (a variant of a banked failure) or auto (the config's
         repair_mix). With a fixed ``family`` in hunt mode, ``seed`` is the task's seed, so
         ``reset(seed=7, family=F, level=L)`` plays task ``F/L/7``; otherwise it seeds the choice.
         ``wording="free"`` asks a hunt task in a composed wording (alice_app.tasks.wordings) when its family
-        offers one: a named family that does not is refused; a family the curriculum picks keeps its template."""
+        offers one: a named family that does not is refused; a family the curriculum picks keeps its template.
+        ``turns`` < 5 ends the episode sooner (1: the unaided first attempt only, which is all that the
+        curriculum and a repair count)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if seed is not None:
@@ -96,10 +99,11 @@ class AliceEnvironment:
         if family is not None and family not in self._families:
             raise ValueError(f"unknown task family {family!r}; choose one of: {', '.join(self._families)}")
         check_wording(wording, [family] if family else [])
+        check_turn_limit(turns)
         rng = Random(seed) if seed is not None else self._rng
         picked_task, picked_mode = self._pick(rng, seed, family, level, mode, task, wording)
         check_seed(picked_task.seed)  # a hand-made task's seed must fit the bank, checked before any write
-        self._episode = new_episode(picked_task)
+        self._episode = new_episode(picked_task, turns)
         self._episode_id = uuid.uuid4().hex
         self._mode = picked_mode
         self._outcome = {}

@@ -2,8 +2,9 @@
 
 T1 attempt → T2 verifier feedback → T3 reflection prompt → T4 structural hint → T5 final attempt.
 Every turn is one policy response judged by the verifier; the episode ends as soon as one is
-correct, or after the fifth. The caller verifies each response and hands the verdict to
-:func:`advance`, so the same episode can be driven by a person, a model or a test.
+correct, or after the fifth (or after ``turn_limit`` turns: a recheck plays the unaided attempt only).
+The caller verifies each response and hands the verdict to :func:`advance`, so the same episode can
+be driven by a person, a model or a test.
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ class Episode:
     turns: tuple[Turn, ...] = ()
     done: bool = False
     solved: bool = False
+    turn_limit: int = len(TURN_KINDS)  # the episode ends after this many turns (1 = the unaided attempt only)
 
     @property
     def next_kind(self) -> str | None:
@@ -81,6 +83,7 @@ class Episode:
             "turns": [turn.to_dict() for turn in self.turns],
             "done": self.done,
             "solved": self.solved,
+            "turn_limit": self.turn_limit,
         }
 
     @classmethod
@@ -90,11 +93,21 @@ class Episode:
             turns=tuple(Turn.from_dict(turn) for turn in data.get("turns") or ()),
             done=bool(data.get("done", False)),
             solved=bool(data.get("solved", False)),
+            turn_limit=check_turn_limit(int(data.get("turn_limit", len(TURN_KINDS)))),
         )
 
 
-def new_episode(task: Task) -> Episode:
-    return Episode(task=task)
+def check_turn_limit(turns: int) -> int:
+    """``turns`` if an episode can be cut there (1..5), else ValueError."""
+    if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= len(TURN_KINDS):
+        raise ValueError(f"an episode has 1 to {len(TURN_KINDS)} turns, not {turns!r}")
+    return turns
+
+
+def new_episode(task: Task, turns: int = len(TURN_KINDS)) -> Episode:
+    """A fresh episode of ``task`` that ends when solved or after ``turns`` turns (the first ``turns`` of
+    attempt, feedback, reflection, hint, final)."""
+    return Episode(task=task, turn_limit=check_turn_limit(turns))
 
 
 def advance(episode: Episode, response: str, verdict: Verdict) -> Episode:
@@ -113,5 +126,5 @@ def advance(episode: Episode, response: str, verdict: Verdict) -> Episode:
     )
     solved = bool(verdict.is_correct)
     return replace(
-        episode, turns=(*episode.turns, turn), solved=solved, done=solved or index == len(TURN_KINDS)
+        episode, turns=(*episode.turns, turn), solved=solved, done=solved or index == episode.turn_limit
     )

@@ -14,9 +14,10 @@ Two strategies choose what to play:
   (family, level, failure mode) when it fails at least as hard as the cell's incumbent. The
   per-axis survival rate maps the boundary of each failure mode;
 - ``recheck``: the bank's unrepaired failures (newest first), each on ``RECHECK_VARIANTS`` fresh variants
-  (same template, new numbers) played as repairs of its row. The bank marks a failure repaired once
-  that many variants were solved unaided, so a recheck after training marks what the model now solves
-  beyond the exact numbers it failed. It plays at most ``episodes`` (fewer when the bank holds fewer).
+  (same template, new numbers) played as repairs of its row, first attempt only (``RECHECK_TURNS``). The bank
+  marks a failure repaired once that many variants were solved unaided, so a recheck after training marks
+  what the model now solves beyond the exact numbers it failed; a variant answered wrong is banked, as
+  any unsolved episode. It plays at most ``episodes`` (fewer when the bank holds fewer).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from alice_app.types import TURN_KINDS, Task, Verdict
 
 STRATEGIES = ("random", "mutate", "recheck")
 RECHECK_VARIANTS = REPAIR_REQUIRED  # a recheck can mark a failure repaired in one pass
+RECHECK_TURNS = 1  # a repair counts the unaided first attempt only, so a recheck plays no more
 ARCHIVE_SHARE = 0.8  # how often a mutate parent comes from the archive rather than the bank
 BANK_SEEDS = 200  # known failures read from the bank to start the mutate search
 
@@ -167,7 +169,7 @@ def run_hunt(
             where = f" of {', '.join(families)}" if families else ""
             raise ValueError(f"the failure bank has no unrepaired failures{where} to recheck; hunt first")
         episodes = min(episodes, len(plan))
-        starts = iter([lambda env, t=task: env.reset(task=t) for task in plan])
+        starts = iter(recheck_starts(plan))
     else:
         starts = _random_starts(rng, families, wording)
     slots = min(batch_size, episodes)
@@ -288,6 +290,12 @@ def recheck_tasks(rows: Sequence[dict], rng: Random, variants: int = RECHECK_VAR
     row by row, each played as a repair of its row."""
     return [as_repair_of(same_template_variant(Task.from_dict(row["task"]), rng.randrange(TRAIN_SEED_LIMIT)),
                          row["id"]) for row in rows for _ in range(variants)]
+
+
+def recheck_starts(tasks: Sequence[Task]) -> list[Start]:
+    """Each repair task played as its unaided first attempt (``RECHECK_TURNS``): the bank counts a repair by
+    that attempt alone, so later turns would cost generations without changing what a recheck marks."""
+    return [lambda env, t=task: env.reset(task=t, turns=RECHECK_TURNS) for task in tasks]
 
 
 def check_hunt_args(episodes: int, families: Sequence[str] | None, strategy: str, batch_size: int,

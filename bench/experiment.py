@@ -262,18 +262,18 @@ def play_begins(policy: Any, services: Any, begins: list[Any], max_tokens: int) 
 def recheck_banked(model: Any, tokenizer: Any, services: Any, config: TrainConfig, ids: list[int],
                    seed: int) -> dict[str, Any]:
     """The product's recheck (``hunt --strategy recheck``) of these bank rows with the current weights:
-    each unrepaired row on fresh variants played as repairs of it, greedy. Returns the rows and episodes
+    each unrepaired row on fresh variants played as repairs of it (first attempts), greedy. Returns the rows and episodes
     played and ``repaired``: whether each of ``ids`` is marked repaired after (the bank's rule: 3 variants
     solved unaided)."""
     from random import Random
 
-    from alice_app.hunt import recheck_tasks
+    from alice_app.hunt import recheck_starts, recheck_tasks
 
     rows = [row for row in map(services.bank.get, dict.fromkeys(ids)) if row and not row["repaired"]]
     tasks = recheck_tasks(rows, Random(seed))
     if tasks:
         with eval_policy(model, tokenizer, services.settings, batch_size=HUNT_SLOTS) as policy:
-            play_begins(policy, services, [lambda env, t=t: env.reset(task=t) for t in tasks], config.eval_max_tokens)
+            play_begins(policy, services, recheck_starts(tasks), config.eval_max_tokens)
     return {"rows": len(rows), "episodes": len(tasks),
             "repaired": [bool((services.bank.get(i) or {}).get("repaired")) for i in ids]}
 

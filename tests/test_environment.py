@@ -76,6 +76,21 @@ def test_a_solved_episode_ends_early_and_banks_nothing(stores):
     assert curriculum.load([FAMILY])[FAMILY].outcomes == (False,)  # the unaided first attempt counts
 
 
+def test_a_one_turn_episode_counts_and_banks_its_only_attempt(stores):
+    bank, curriculum = stores
+    env = make_env(stores)
+    obs = env.reset(seed=3, family=FAMILY, level="easy", mode="hunt", turns=1)
+    obs = env.step(wrong(env))
+    assert obs.done and obs.turn == 1 and obs.kind is None and obs.info["solved"] is False
+    assert obs.hint == env.episode.task.hint  # the episode is over, so its hint is shown
+    assert bank.count() == 1 and bank.get(obs.info["failure_id"])["history"][0]["kind"] == "attempt"
+    assert curriculum.load([FAMILY])[FAMILY].outcomes == (False,)
+    env.reset(seed=5, family=FAMILY, level="easy", mode="hunt")  # the next reset plays five turns again
+    assert not env.step(wrong(env)).done
+    with pytest.raises(ValueError, match="1 to 5 turns"):
+        env.reset(seed=3, family=FAMILY, level="easy", mode="hunt", turns=0)
+
+
 def test_two_environments_do_not_share_state(stores):
     first, second = make_env(stores), make_env(stores)
     first.reset(seed=1, family=FAMILY, level="easy", mode="hunt")

@@ -209,7 +209,7 @@ def test_recheck_plays_each_unrepaired_failure_on_fresh_variants_and_marks_it_re
     assert len(report.results) == 3 * RECHECK_VARIANTS  # no more than the bank holds
     assert {r.repair_of for r in report.results} == set(banked)
     assert all(r.task.id not in banked.values() for r in report.results)  # fresh numbers, never the failed task
-    assert all(r.first_attempt_correct for r in report.results)
+    assert all(r.first_attempt_correct and r.turns == 1 for r in report.results)
     third = {r.repair_of: r for r in report.results}  # each row's last variant played: its third solve
     assert all(r.repaired for r in third.values()) and sum(r.repaired for r in report.results) == 3
     assert report.repairs() == (3, 3) and services.bank.count(repaired=True) == 3
@@ -225,6 +225,9 @@ def test_a_recheck_that_fails_a_variant_leaves_the_failure_unrepaired(services):
                             else f"Answer: {keyed.answers[prompt]}")
     report = run_hunt(policy, keyed, 5, ["false_claim"], strategy="recheck", batch_size=1, seed=9)
     assert len(report.results) == 5  # the episodes asked for, though 2 failures x 3 variants were planned
+    failed = [r for r in report.results if not r.first_attempt_correct]
+    assert len(failed) == 1 and failed[0].turns == 1  # first attempts only: no feedback or hint turns
+    assert failed[0].failure_id is not None and services.bank.count() == 3  # banked, as any unsolved episode
     repaired, played = report.repairs()
     assert played == 2 and repaired == 0  # one failure lost a variant, the other got 2 of its 3
     assert services.bank.count(repaired=True) == 0

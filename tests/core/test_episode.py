@@ -44,6 +44,22 @@ def test_an_episode_ends_as_soon_as_it_is_solved():
     assert episode.total_reward == pytest.approx(sum(t.reward.total for t in episode.turns))
 
 
+def test_an_episode_cut_to_fewer_turns_ends_there_and_keeps_its_limit_through_json():
+    task = generate_task("negation_arithmetic", "easy", 4)
+    one = _step(new_episode(task, turns=1), "Answer: 0")
+    assert one.done and not one.solved and len(one.turns) == 1 and one.next_kind is None
+    assert one.messages()[-1]["role"] == "assistant"  # nothing more is asked
+    two = _step(new_episode(task, turns=2), "Answer: 0")
+    assert not two.done and two.next_kind == "feedback"
+    assert _step(two, "Answer: 1").done
+    restored = Episode.from_dict(json.loads(json.dumps(two.to_dict())))
+    assert restored == two and restored.turn_limit == 2
+    assert Episode.from_dict({"task": task.to_dict()}).turn_limit == len(TURN_KINDS)  # stored before the limit
+    for bad in (0, 6, True, 1.0):
+        with pytest.raises(ValueError, match="1 to 5 turns"):
+            new_episode(task, turns=bad)
+
+
 def test_messages_alternate_for_the_policy():
     task = generate_task("plain_arithmetic", "easy", 1)
     episode = _step(_step(new_episode(task), "Answer: 0"), "Answer: 1")

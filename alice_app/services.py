@@ -312,7 +312,7 @@ def check_training_model(settings: Settings, name: str | None) -> str:
     return name
 
 
-MAX_RECHECK_FAILURES = 20  # per click of the Failure bank's Recheck: 3 episodes each
+MAX_RECHECK_FAILURES = 20  # per click of the Failure bank's Recheck: 3 first attempts each
 
 
 def is_adapter_folder(path: str | None) -> bool:

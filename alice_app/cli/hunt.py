@@ -32,8 +32,8 @@ def register(subparsers) -> None:
     hunt.add_argument("--families", nargs="+", help="only these families (default: the curriculum picks)")
     hunt.add_argument("--strategy", choices=STRATEGIES, default="random",
                       help="random: curriculum picks; mutate: adversarial search around known failures; "
-                           f"recheck: each unrepaired failure on {RECHECK_VARIANTS} fresh variants, "
-                           "marked repaired when all are solved (after training, with --adapter)")
+                           f"recheck: each unrepaired failure on {RECHECK_VARIANTS} fresh variants (first attempts "
+                           "only), marked repaired when all are solved (after training, with --adapter)")
     hunt.add_argument("--adapter", help="a PEFT (LoRA) adapter folder to load on the base model")
     hunt.add_argument("--seed", type=int, default=0, help="seeds every choice, so a hunt can be replayed")
     hunt.add_argument("--batch-size", type=int, default=8, help="episodes played side by side")

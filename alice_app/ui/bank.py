@@ -260,7 +260,8 @@ def build(services) -> dict:
             with gr.Accordion("Recheck with a trained model", open=False):
                 gr.Markdown(f"Replays the newest unrepaired failures, each on 3 fresh variants (same template, new "
                             f"numbers); a failure whose variants the model all solves unaided is marked repaired. "
-                            f"Up to {MAX_RECHECK_FAILURES} failures a click (3 episodes each, played by the chosen model).")
+                            f"Up to {MAX_RECHECK_FAILURES} failures a click (3 first attempts each, by the chosen model; "
+                            f"a variant it gets wrong is banked).")
                 choices = model_choices(services)
                 recheck_model = gr.Dropdown(choices, value=choices[0][1], label="Model", elem_id="bank-recheck-model")
                 with gr.Row():

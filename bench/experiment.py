@@ -115,6 +115,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         before = probe(model)
         variants = variant_groups(before["hunt"]["episodes"])
         before["variants"] = score_variants(model, tokenizer, services, config, variants)
+        _log(f"{config.feed}: {sum(map(len, variants))} fresh variants of the failed tasks scored")
         run_id = services.runs.create(config.mode, config.to_dict())
         trainer = build_trainer(services, RunRequest(run_id, config, Path(tmp) / "run"), model, tokenizer, families)
         curve = CurveRecorder(tokenizer, services.settings, config, families, eval_every, curve_n_per_cell)
@@ -127,9 +128,11 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         train_seconds = time.perf_counter() - started - curve.seconds - probe_warm.seconds
         after = probe(trainer.model)
         after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)
+        _log(f"{config.feed}: the fresh variants scored again")
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
         banked_ids = [r["failure_id"] for r in before["hunt"]["episodes"] if r["failure_id"] is not None]
         recheck = recheck_banked(trainer.model, tokenizer, services, config, banked_ids, seed)
+        _log(f"{config.feed}: recheck of {recheck['rows']} banked rows, {recheck['episodes']} first attempts")
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
                   "curve": curve.points, "warm_start": probe_warm.point,
                   "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,

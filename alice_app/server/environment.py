@@ -110,7 +110,8 @@ class AliceServerEnvironment(Environment[AliceAction, AliceObservation, AliceSta
                                     "out and the server picks a fresh one")
         env = self._services.new_environment()
         try:
-            obs = env.reset(seed=opts.seed, family=opts.family, level=opts.level, mode=opts.mode, wording=opts.wording)
+            obs = env.reset(seed=opts.seed, family=opts.family, level=opts.level, mode=opts.mode, wording=opts.wording,
+                            turns=opts.turns)
         except ValueError as exc:  # options the engine cannot honour: unknown family, empty bank...
             raise RequestError(422, f"cannot start this episode: {exc}") from None
         slot = EpisodeSlot(opts.episode_id or obs.info["episode_id"], env, owner=self._client)

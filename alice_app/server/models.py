@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from alice_app.types import MAX_SAMPLES, check_seed
+from alice_app.types import MAX_SAMPLES, TURN_KINDS, check_seed
 
 # A policy answer is a few hundred characters; anything near this is a runaway generation or
 # abuse, and must not reach the verifier or the failure bank. 16,000 characters stay under the
@@ -100,6 +100,9 @@ class ResetOptions(BaseModel):
     mode: Mode = Field(default="auto", description="hunt new failures, repair banked ones, or auto")
     wording: Wording = Field(default="template", description="free: a hunt task in a composed wording, "
                              "where its family offers one (`families` lists them)")
+    turns: int = Field(default=len(TURN_KINDS), ge=1, le=len(TURN_KINDS), strict=True,
+                       description="the episode ends after this many turns, or when solved (1: the unaided "
+                       "first attempt only, a single-turn environment)")
 
     _unicode = field_validator("episode_id", "family")(unicode_text)
 

@@ -70,6 +70,9 @@ def test_a_one_megabyte_response_is_refused_briefly(http, episode_id):
         ({"mode": "repair"}, "no failures"),  # nothing banked yet to repair
         ({"wording": "poetic"}, "template"),
         ({"family": "rg_basic_arithmetic", "wording": "free"}, "has no free wording"),
+        ({"turns": 0}, "greater than or equal to 1"),
+        ({"turns": 6}, "less than or equal to 5"),
+        ({"turns": "1"}, "integer"),
     ],
 )
 def test_bad_reset_requests(http, body, needle):

@@ -179,3 +179,13 @@ def test_a_reset_can_ask_for_a_free_wording(http):
     reply = http.post("/reset", json={"family": "false_claim", "level": "easy", "seed": 5, "mode": "hunt",
                                       "wording": "free"}).json()
     assert reply["observation"]["prompt"] == generate_task("false_claim", "easy", 5, wording="free").prompt
+
+
+def test_a_reset_can_cut_the_episode_to_its_first_attempt(http, services):
+    reply = http.post("/reset", json={"family": "false_claim", "level": "easy", "seed": 5, "mode": "hunt",
+                                      "turns": 1}).json()
+    episode_id = reply["observation"]["episode_id"]
+    stepped = http.post("/step", json={"action": {"response": "Answer: -987"}, "episode_id": episode_id}).json()
+    assert stepped["done"] and stepped["observation"]["turn"] == 1 and not stepped["observation"]["info"]["solved"]
+    assert services.bank.count() == 1  # the only attempt was wrong: banked, as any unsolved episode
+

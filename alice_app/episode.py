@@ -93,7 +93,7 @@ class Episode:
             turns=tuple(Turn.from_dict(turn) for turn in data.get("turns") or ()),
             done=bool(data.get("done", False)),
             solved=bool(data.get("solved", False)),
-            turn_limit=check_turn_limit(int(data.get("turn_limit", len(TURN_KINDS)))),
+            turn_limit=check_turn_limit(data.get("turn_limit", len(TURN_KINDS))),
         )
 
 

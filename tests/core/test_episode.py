@@ -58,6 +58,8 @@ def test_an_episode_cut_to_fewer_turns_ends_there_and_keeps_its_limit_through_js
     for bad in (0, 6, True, 1.0):
         with pytest.raises(ValueError, match="1 to 5 turns"):
             new_episode(task, turns=bad)
+    with pytest.raises(ValueError, match="1 to 5 turns"):
+        Episode.from_dict({**two.to_dict(), "turn_limit": "2"})
 
 
 def test_messages_alternate_for_the_policy():

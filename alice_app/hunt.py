@@ -320,7 +320,8 @@ def _progress_bar(total: int, strategy: str, enabled: bool):
 
 
 def summary_rows(report: HuntReport) -> list[dict]:
-    """One row per (family, level): episodes, first-attempt and in-episode solves, top failure mode."""
+    """One row per (family, level): episodes, first-attempt and in-episode solves, top failure mode. A recheck's
+    episodes are first attempts only, so its rows have no by-turn-5 column."""
     groups: dict[tuple[str, str], list[EpisodeResult]] = {}
     for result in report.results:
         groups.setdefault((result.task.family, result.task.level), []).append(result)
@@ -334,6 +335,8 @@ def summary_rows(report: HuntReport) -> list[dict]:
             "banked": sum(not r.solved for r in results),
             "top_mode": modes.most_common(1)[0][0] if modes else "-",
         })
+        if report.strategy == "recheck":
+            del rows[-1]["solved_by_t5"]
     return rows
 
 

@@ -213,6 +213,7 @@ def test_recheck_plays_each_unrepaired_failure_on_fresh_variants_and_marks_it_re
     third = {r.repair_of: r for r in report.results}  # each row's last variant played: its third solve
     assert all(r.repaired for r in third.values()) and sum(r.repaired for r in report.results) == 3
     assert report.repairs() == (3, 3) and services.bank.count(repaired=True) == 3
+    assert all("solved_by_t5" not in row for row in summary_rows(report))  # first attempts only: no turn 5
     with pytest.raises(ValueError, match="no unrepaired failures to recheck"):  # all repaired now
         run_hunt(perfect, keyed, 3, strategy="recheck")
 

@@ -325,18 +325,17 @@ def summary_rows(report: HuntReport) -> list[dict]:
     groups: dict[tuple[str, str], list[EpisodeResult]] = {}
     for result in report.results:
         groups.setdefault((result.task.family, result.task.level), []).append(result)
+    whole_episodes = report.strategy != "recheck"
     rows = []
     for (family, level), results in sorted(groups.items()):
         modes = Counter(r.failure_mode for r in results if r.failure_mode)
         rows.append({
             "family": family, "level": level, "episodes": len(results),
             "solved_t1": sum(r.first_attempt_correct for r in results),
-            "solved_by_t5": sum(r.solved for r in results),
+            **({"solved_by_t5": sum(r.solved for r in results)} if whole_episodes else {}),
             "banked": sum(not r.solved for r in results),
             "top_mode": modes.most_common(1)[0][0] if modes else "-",
         })
-        if report.strategy == "recheck":
-            del rows[-1]["solved_by_t5"]
     return rows
 
 

@@ -188,4 +188,3 @@ def test_a_reset_can_cut_the_episode_to_its_first_attempt(http, services):
     stepped = http.post("/step", json={"action": {"response": "Answer: -987"}, "episode_id": episode_id}).json()
     assert stepped["done"] and stepped["observation"]["turn"] == 1 and not stepped["observation"]["info"]["solved"]
     assert services.bank.count() == 1  # the only attempt was wrong: banked, as any unsolved episode
-

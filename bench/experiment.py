@@ -63,23 +63,32 @@ class CurveRecorder:
 
 class WarmStartProbe:
     """Measures the model once the warm start has run, before GRPO's first step (the held-out report at
-    ``n_per_cell`` and the paraphrase set): what the warm start alone did. Added after the trainer's own
-    callbacks, so its ``on_train_begin`` runs after the warm start's; the time is taken out of training."""
+    ``n_per_cell`` and the paraphrase set): what the warm start alone did. With ``hunt`` ((episodes, seed)), it
+    also plays that hunt, which banks this model's failures, and scores fresh variants of them (``groups``). Added
+    after the trainer's own callbacks, so its ``on_train_begin`` runs after the warm start's; the time is taken out
+    of training."""
 
     def __init__(self, tokenizer: Any, settings: Any, config: TrainConfig, families: list[str], n_per_cell: int,
-                 paraphrases: int | None = None):
+                 paraphrases: int | None = None, services: Any = None, hunt: tuple[int, int] | None = None):
         self.tokenizer, self.settings, self.config, self.families = tokenizer, settings, config, families
-        self.n_per_cell, self.paraphrases = n_per_cell, paraphrases
+        self.n_per_cell, self.paraphrases, self.services, self.hunt = n_per_cell, paraphrases, services, hunt
         self.point: dict[str, Any] | None = None
+        self.groups: list[list[Any]] = []
         self.seconds = 0.0
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         started = time.perf_counter()
-        with eval_policy(model, self.tokenizer, self.settings) as policy:
+        with eval_policy(model, self.tokenizer, self.settings, batch_size=HUNT_SLOTS) as policy:
             report, said = held_out_and_paraphrases(policy, self.families, self.n_per_cell, self.config.eval_max_tokens,
                                                     self.paraphrases)
+            hunt = (play_hunt(policy, self.services, self.families, *self.hunt, self.config.eval_max_tokens)
+                    if self.hunt else None)
         self.point = {"accuracy": report["accuracy"], "control": report["control"], "penalty": report["penalty"],
                       "paraphrases": said}
+        if hunt:
+            self.groups = variant_groups(hunt["episodes"])
+            self.point.update(hunt=hunt, variants=score_variants(model, self.tokenizer, self.services, self.config,
+                                                                 self.groups))
         self.seconds = time.perf_counter() - started
         _log(f"{self.config.feed}: after the warm start, measured in {self.seconds:.0f} s")
 
@@ -93,7 +102,7 @@ def arm_config(feed: str, steps: int, seed: int, eval_n_per_cell: int,
 
 def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_cell: int,
             eval_every: int, overrides: dict[str, Any] | None = None, hunt_episodes: int = 200,
-            paraphrases: int | None = None) -> dict[str, Any]:
+            paraphrases: int | None = None, bank_after_warm_start: bool = False) -> dict[str, Any]:
     """Train one arm (feed = "coevolve" or "static") and return its measurements.
 
     Before training: a hunt of ``hunt_episodes`` 5-turn episodes banks the model's failures, then
@@ -104,33 +113,44 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
     seeds) measure whether a failure is repaired beyond its exact wording, in both arms alike. Last, the
     product's recheck (``recheck_banked``) plays the first hunt's banked rows as repairs, which marks
     in the bank those the trained model now solves on 3 fresh variants.
+
+    ``bank_after_warm_start``: the same hunt is played again after the warm start, before GRPO's first step,
+    and the repair figures (exact tasks, fresh variants, recheck) count its failures instead: what the steps
+    repair of the failures of a model that already solves much (the first hunt's still bank the base model's
+    failures, which the co-evolving warm start's repairs draw on).
     """
     with tempfile.TemporaryDirectory(prefix=f"alice-{feed}-") as tmp:
         services = experiment_services(Path(tmp))
         config = arm_config(feed, steps, seed, eval_n_per_cell, overrides)
+        if bank_after_warm_start and not (config.warm_start_prompts and config.mode == "grpo"):
+            raise ValueError("bank_after_warm_start needs a GRPO arm with a warm start (warm_start_prompts above 0)")
         model, tokenizer = load_training_model(services.settings, config)
         families = config.training_families()
         probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed,  # noqa: E731
                                   paraphrases)
         before = probe(model)
         variants = variant_groups(before["hunt"]["episodes"])
-        before["variants"] = score_variants(model, tokenizer, services, config, variants)
-        _log(f"{config.feed}: {sum(map(len, variants))} fresh variants of the failed tasks scored")
+        if not bank_after_warm_start:
+            before["variants"] = score_variants(model, tokenizer, services, config, variants)
+            _log(f"{config.feed}: {sum(map(len, variants))} fresh variants of the failed tasks scored")
         run_id = services.runs.create(config.mode, config.to_dict())
         trainer = build_trainer(services, RunRequest(run_id, config, Path(tmp) / "run"), model, tokenizer, families)
         curve = CurveRecorder(tokenizer, services.settings, config, families, eval_every, curve_n_per_cell)
         trainer.add_callback(as_trainer_callback(curve))
-        probe_warm = WarmStartProbe(tokenizer, services.settings, config, families, eval_n_per_cell, paraphrases)
+        probe_warm = WarmStartProbe(tokenizer, services.settings, config, families, eval_n_per_cell, paraphrases,
+                                    services, (hunt_episodes, seed) if bank_after_warm_start else None)
         if config.warm_start_prompts and config.mode == "grpo":
             trainer.add_callback(as_trainer_callback(probe_warm))
         started = time.perf_counter()
         trainer.train()
         train_seconds = time.perf_counter() - started - curve.seconds - probe_warm.seconds
+        banking = probe_warm.point["hunt"] if bank_after_warm_start else before["hunt"]
+        variants = probe_warm.groups if bank_after_warm_start else variants
         after = probe(trainer.model)
         after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)
         _log(f"{config.feed}: the fresh variants scored again")
         levels = {f: s.pinned or s.level for f, s in services.curriculum.load(families).items()}
-        banked_ids = [r["failure_id"] for r in before["hunt"]["episodes"] if r["failure_id"] is not None]
+        banked_ids = [r["failure_id"] for r in banking["episodes"] if r["failure_id"] is not None]
         recheck = recheck_banked(trainer.model, tokenizer, services, config, banked_ids, seed)
         _log(f"{config.feed}: recheck of {recheck['rows']} banked rows, {recheck['episodes']} first attempts")
         result = {"feed": feed, "config": config.to_dict(), "before": before, "after": after,
@@ -138,7 +158,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
                   "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
                   "curve_eval_seconds": curve.seconds, "final_levels": levels,
                   "banked_failures": services.bank.query(page_size=1).total,
-                  "repair": repair_loop(before["hunt"], after["hunt"], recheck.pop("repaired")),
+                  "banked_after_warm_start": bank_after_warm_start,
+                  "repair": repair_loop(banking, after["hunt"], recheck.pop("repaired")),
                   "recheck": recheck}
         services.close()
     return result
@@ -158,12 +179,18 @@ def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, fami
         free = evaluate_report(policy, worded, config.eval_n_per_cell, max_tokens=config.eval_max_tokens,
                                wording="free") if worded else None
         _log(f"{config.feed}: free wordings in {time.perf_counter() - started:.0f} s")
-        played = play_fixed(policy, services, hunt_starts(families, hunt_episodes, seed), config.eval_max_tokens)
+        hunt = play_hunt(policy, services, families, hunt_episodes, seed, config.eval_max_tokens)
         _log(f"{config.feed}: {hunt_episodes} hunt episodes in {time.perf_counter() - started:.0f} s")
-    episodes = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
-                 "failure_id": r.failure_id} for r in played]
-    return {**report, "paraphrases": paraphrase_score, "hunt": {"episodes": episodes, **solve_rates(episodes)},
-            "free_wording": free}
+    return {**report, "paraphrases": paraphrase_score, "hunt": hunt, "free_wording": free}
+
+
+def play_hunt(policy: Any, services: Any, families: list[str], episodes: int, seed: int, max_tokens: int) -> dict:
+    """The bench's hunt (``hunt_starts``: the same tasks for a seed) played with ``policy``: each episode's task,
+    first attempt, outcome, turns and banked row, and the solve rates."""
+    played = play_fixed(policy, services, hunt_starts(families, episodes, seed), max_tokens)
+    rows = [{"task_id": r.task.id, "first": r.first_attempt_correct, "solved": r.solved, "turns": r.turns,
+             "failure_id": r.failure_id} for r in played]
+    return {"episodes": rows, **solve_rates(rows)}
 
 
 VARIANTS_PER_FAILURE = 3  # as many solved variants as the bank asks before it marks a failure repaired
@@ -289,7 +316,7 @@ def solve_rates(episodes: list[dict]) -> dict[str, float | None]:
 
 
 def repair_loop(before: dict, after: dict, repaired: list[bool]) -> dict[str, Any]:
-    """Of the tasks the pre-training hunt failed at turn 1, the share solved at turn 1 after training
+    """Of the tasks the banking hunt (``before``) failed at turn 1, the share solved at turn 1 after training
     (the very same tasks are replayed), and the share of the banked rows that the bank marks repaired
     after training (``repaired``: by training's repair groups or the recheck's fresh variants)."""
     first_after = {e["task_id"]: e["first"] for e in after["episodes"]}

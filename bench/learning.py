@@ -48,6 +48,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--curve-n-per-cell", type=int, default=3, help="held-out tasks per cell, during")
     parser.add_argument("--eval-every", type=int, default=20, help="steps between evaluations during training")
     parser.add_argument("--hunt-episodes", type=int, default=200, help="episodes of the pre-training hunt")
+    parser.add_argument("--bank-after-warm-start", action="store_true",
+                        help="play the hunt again after the warm start, before GRPO step 1, and count the repair "
+                             "figures (exact banked tasks, fresh variants, recheck) on its failures: what the steps "
+                             "repair of a model that already solves much (needs a warm start)")
     parser.add_argument("--paraphrases", type=int, default=0, help="score N paraphrases spread over the set (0: all)")
     parser.add_argument("--overhead-steps", type=int, default=4,
                         help="steps per side of the step-time comparison (0 skips it)")
@@ -145,7 +149,8 @@ def child_command(args: argparse.Namespace, arm: str, seed: int, result: Path) -
     return [sys.executable, __file__, "--arm", arm, "--result", str(result), "--steps", str(args.steps),
             "--seed", str(seed), "--eval-n-per-cell", str(args.eval_n_per_cell),
             "--curve-n-per-cell", str(args.curve_n_per_cell), "--eval-every", str(args.eval_every),
-            "--hunt-episodes", str(args.hunt_episodes), "--paraphrases", str(args.paraphrases), "--overhead-steps", str(args.overhead_steps)] + [
+            "--hunt-episodes", str(args.hunt_episodes), "--paraphrases", str(args.paraphrases), "--overhead-steps", str(args.overhead_steps)] + (
+            ["--bank-after-warm-start"] if args.bank_after_warm_start else []) + [
             f"--set={pair}" for pair in args.overrides] + (["--families", *args.families] if args.families else []) + (
             ["--config", args.config] if args.config else []) + (["--quick"] if args.quick else [])  # its tiny warm start
 
@@ -174,7 +179,7 @@ def run_child(args: argparse.Namespace) -> int:
         result = run_arm(ARM_SETTINGS[args.arm]["feed"], args.steps, args.seed, args.eval_n_per_cell,
                          args.curve_n_per_cell, args.eval_every, {**args.settings, **extra},
                          hunt_episodes=args.hunt_episodes,
-                         paraphrases=args.paraphrases or None)
+                         paraphrases=args.paraphrases or None, bank_after_warm_start=args.bank_after_warm_start)
     Path(args.result).write_text(json.dumps(result))
     return 0
 

@@ -122,8 +122,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
     with tempfile.TemporaryDirectory(prefix=f"alice-{feed}-") as tmp:
         services = experiment_services(Path(tmp))
         config = arm_config(feed, steps, seed, eval_n_per_cell, overrides)
-        if bank_after_warm_start and not (config.warm_start_prompts and config.mode == "grpo"):
-            raise ValueError("bank_after_warm_start needs a GRPO arm with a warm start (warm_start_prompts above 0)")
+        check_banking(config, bank_after_warm_start)
         model, tokenizer = load_training_model(services.settings, config)
         families = config.training_families()
         probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed,  # noqa: E731
@@ -139,7 +138,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         trainer.add_callback(as_trainer_callback(curve))
         probe_warm = WarmStartProbe(tokenizer, services.settings, config, families, eval_n_per_cell, paraphrases,
                                     services, (hunt_episodes, seed) if bank_after_warm_start else None)
-        if config.warm_start_prompts and config.mode == "grpo":
+        if measures_warm_start(config):
             trainer.add_callback(as_trainer_callback(probe_warm))
         started = time.perf_counter()
         trainer.train()
@@ -163,6 +162,19 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
                   "recheck": recheck}
         services.close()
     return result
+
+
+def measures_warm_start(config: TrainConfig) -> bool:
+    """Whether an arm has a warm start for ``WarmStartProbe`` to measure after (GRPO mode with warm_start_prompts)."""
+    return bool(config.warm_start_prompts) and config.mode == "grpo"
+
+
+def check_banking(config: TrainConfig, bank_after_warm_start: bool) -> None:
+    """ValueError when the repair figures should count a hunt after the warm start and the arm has none."""
+    if bank_after_warm_start and not measures_warm_start(config):
+        raise ValueError("--bank-after-warm-start hunts after the warm start: it needs GRPO mode and "
+                         f"warm_start_prompts above 0 (this arm: mode {config.mode}, "
+                         f"warm_start_prompts {config.warm_start_prompts})")
 
 
 def measure(model: Any, tokenizer: Any, services: Any, config: TrainConfig, families: list[str],

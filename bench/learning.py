@@ -94,7 +94,7 @@ def parse_args(argv=None) -> argparse.Namespace:
             args.settings.setdefault("warm_start_prompts", 2)
             args.settings.setdefault("max_completion_length", 32)
             args.settings.setdefault("warm_start_repairs", 2)
-        check_arms(args.arms, args.settings)
+        check_arms(args.arms, args.settings, args.bank_after_warm_start)
     except ValueError as exc:
         parser.error(str(exc))
     return args
@@ -134,13 +134,15 @@ def shared_settings(pairs: list[str], families: list[str] | None, recipe: str | 
     return settings
 
 
-def check_arms(arms: list[str], settings: dict) -> None:
-    """Every arm's full settings are valid before anything loads (e.g. the episode arm with its feed)."""
+def check_arms(arms: list[str], settings: dict, bank_after_warm_start: bool = False) -> None:
+    """Every arm's full settings are valid before anything loads (e.g. the episode arm with its feed), and
+    each has the warm start that ``bank_after_warm_start`` hunts after."""
     from alice_app.training.config import TrainConfig
+    from bench.experiment import check_banking
 
     for arm in dict.fromkeys(arms):
         try:
-            TrainConfig.from_dict({**settings, **ARM_SETTINGS[arm]})
+            check_banking(TrainConfig.from_dict({**settings, **ARM_SETTINGS[arm]}), bank_after_warm_start)
         except ValueError as exc:
             raise ValueError(f"arm {arm}: {exc}") from None
 

@@ -236,7 +236,7 @@ def targets(agg: dict, n_per_cell: int, hunt_episodes: int) -> list[dict]:
     long_hunt = hunt_episodes >= HUNT_EPISODES
     hunt = f"after a {hunt_episodes}-episode hunt" + ("" if long_hunt else f", not ≥ {HUNT_EPISODES}")
     if a["banked_after_warm_start"]["mean"]:  # the issue banks before training: these failures are another set
-        long_hunt, hunt = False, hunt + " played after the warm start, not before training"
+        long_hunt, hunt = False, hunt + ", played after the warm start, not before training"
     reach = c["steps_to_static_penalty_fraction"]["values"]
     never = sum(bool(v) for v in c.get("static_penalty_never_reached", {}).get("values", []))
     if never:  # a miss in those seeds, not "unmeasured"

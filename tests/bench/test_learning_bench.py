@@ -124,7 +124,8 @@ def _every_target_met() -> dict:
     figure = {"mean": 1.0}
     return {"alice": {"penalty_reduction": figure, "negation_easy": figure, "negation_medium": figure,
                       "control_worst_change": {"min": 0.0}, "banked_solved": figure, "paraphrase_correct_after": figure,
-                      "paraphrase_echo_after": {"mean": 0.0}, "training_cpu_minutes": {"max": None}},
+                      "paraphrase_echo_after": {"mean": 0.0}, "training_cpu_minutes": {"max": None},
+                      "banked_after_warm_start": {"mean": 0.0}},
             "static": {"training_cpu_minutes": {"max": None}},
             "comparison": {"steps_to_static_penalty_fraction": {"values": [0.1]}, "banked_solved_ratio": {"mean": 2.0},
                            "uniform_ratio": {"mean": 0.1}}}
@@ -150,6 +151,46 @@ def test_the_banked_targets_need_a_hunt_of_two_hundred_episodes():
     long = {row["figure"]: row["met"] for row in report.targets(agg, 20, hunt_episodes=200)}
     assert long["banked failures solved after training (exact tasks), after a 200-episode hunt"] is True
     assert long["banked solved, ALICE / static, after a 200-episode hunt"] is True
+
+
+def test_failures_banked_after_the_warm_start_are_reported_but_not_the_issues_pre_training_bank():
+    """--bank-after-warm-start counts the repair figures on the failures of a hunt played after the warm start:
+    another set than the issue's (a hunt before training), so its banked rows can never meet those targets."""
+    agg = _every_target_met()
+    agg["alice"]["banked_after_warm_start"] = {"mean": 1.0}
+    rows = {row["figure"]: row for row in report.targets(agg, 20, hunt_episodes=200)}
+    label = "after a 200-episode hunt, played after the warm start, not before training"
+    assert rows[f"banked failures solved after training (exact tasks), {label}"]["met"] is False
+    assert rows[f"banked solved, ALICE / static, {label}"]["met"] is False
+    assert rows[f"banked failures solved after training (exact tasks), {label}"]["value"] == 1.0  # still shown
+
+
+def test_the_hunt_after_the_warm_start_gives_its_figures_and_labels_the_banked_rows(bench):
+    runs = {0: {"alice": _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5), "static": _arm(0.0, [(5, 0.2)], 0.3, [0.4], 0.4)}}
+    for name, turn1 in (("alice", 0.5), ("static", 0.25)):
+        warm = _measured(0.5, 0.8, turn1=turn1)
+        runs[0][name]["warm_start"] = {**{key: warm[key] for key in ("accuracy", "control", "penalty", "paraphrases")},
+                                       "hunt": warm["hunt"], "variants": {"failures": 4, "all_solved": 0.25}}
+        runs[0][name]["banked_after_warm_start"] = True
+    figures = report.arm_figures(runs[0]["alice"])
+    assert (figures["warm_turn1"], figures["warm_by_turn5"], figures["warm_variants"]) == (0.5, 0.6, 0.25)
+    assert figures["banked_after_warm_start"] == 1.0
+    table = report.markdown_table(report.summarize(runs, None, _args(bench)))
+    assert "| hunt tasks solved at turn 1 | 0.50 | 0.25 |" in table  # in the after-the-warm-start table
+    assert "| banked failures solved (exact tasks, turn 1, banked after the warm start) | – | 0.50 | 0.40 |" in table
+    del runs[0]["alice"]["banked_after_warm_start"], runs[0]["static"]["banked_after_warm_start"]
+    assert report.arm_figures(runs[0]["alice"])["banked_after_warm_start"] == 0.0  # the default, and older raws
+    assert "banked after the warm start" not in report.markdown_table(report.summarize(runs, None, _args(bench)))
+
+
+def test_banking_after_the_warm_start_is_passed_to_the_arms_and_refused_without_a_warm_start(bench, capsys):
+    args = bench.parse_args(["--bank-after-warm-start"])
+    assert bench.parse_args(bench.child_command(args, "static", 0, Path("x.json"))[2:]).bank_after_warm_start
+    assert not bench.parse_args(bench.child_command(bench.parse_args([]), "static", 0, Path("x.json"))[2:]).bank_after_warm_start
+    for bad, words in [(["--set", "warm_start_prompts=0"], "warm_start_prompts 0"), (["--arms", "episode"], "mode episode")]:
+        with pytest.raises(SystemExit):
+            bench.parse_args(["--bank-after-warm-start", *bad])
+        assert "--bank-after-warm-start hunts after the warm start" in capsys.readouterr().err
 
 
 def test_cpu_minutes_of_warm_start_and_steps_are_summed_and_held_to_the_budget(bench):
@@ -335,6 +376,25 @@ def test_a_quick_run_trains_both_arms_for_real_and_writes_json_and_plots(tmp_pat
     assert summary["overhead"]["ratio"] > 0
     assert len(list(tmp_path.glob("learning_*.png"))) == 5
     assert "| target | wanted | measured | met |" in (tmp_path / "learning_table.md").read_text()
+
+
+@pytest.mark.slow
+def test_an_arm_banking_after_its_warm_start_counts_the_repairs_on_that_hunts_failures():
+    """The real path of --bank-after-warm-start, one arm: the hunt is played again after the warm start, and the
+    exact-task replay, the fresh variants and the recheck all count its failures."""
+    from bench.experiment import run_arm
+
+    settings = {"families": ["negation_arithmetic"], "warm_start_prompts": 2, "max_completion_length": 32}
+    arm = run_arm("static", 2, 0, 1, 1, 1, settings, hunt_episodes=6, paraphrases=4, bank_after_warm_start=True)
+    warm = arm["warm_start"]["hunt"]
+    assert arm["banked_after_warm_start"] and len(warm["episodes"]) == 6 and "variants" not in arm["before"]
+    assert sorted(e["task_id"] for e in warm["episodes"]) == sorted(e["task_id"] for e in arm["before"]["hunt"]["episodes"])
+    failed = sum(not e["first"] for e in warm["episodes"])
+    assert arm["warm_start"]["variants"]["failures"] == arm["after"]["variants"]["failures"] == failed
+    assert arm["repair"]["failed_before"] == failed
+    banked = {e["failure_id"] for e in warm["episodes"]} - {None}
+    assert arm["repair"]["banked_rows"] == sum(e["failure_id"] is not None for e in warm["episodes"])
+    assert arm["recheck"]["rows"] <= len(banked) and arm["recheck"]["episodes"] == 3 * arm["recheck"]["rows"]
 
 
 def test_free_wording_figures_come_from_the_free_report_and_are_missing_in_older_runs():

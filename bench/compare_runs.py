@@ -24,7 +24,8 @@ from alice_app.training.rewards import SOURCE_METRICS  # noqa: E402
 from bench.learning_report import arm_figures, mean, spread, stats  # noqa: E402
 
 FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy", "negation_medium", "negation_hard",
-           "control_worst_change", "banked_solved", "variants_after", "paraphrase_correct_after",
+           "control_worst_change", "failed_before", "banked_solved", "repaired_share", "kept_solved", "turn1_after",
+           "variants_after", "paraphrase_correct_after",
            "paraphrase_trained_after", "paraphrase_echo_after", "prompt_number_after", "free_accuracy_before",
            "free_accuracy_after", "free_penalty_after",
            "self_contradiction_after", "uniform", "uniform_early", "uniform_late", "uniform_all_wrong",
@@ -32,7 +33,8 @@ FIGURES = ("penalty_before", "penalty_after", "accuracy_after", "negation_easy",
            "replay_examples",
            "completion_tokens", "step_minutes", "warm_start_minutes",
            "step_cpu_minutes", "warm_start_cpu_minutes", "probe_cpu_minutes", "probe_mixed",
-           "warm_accuracy", "warm_penalty", "warm_paraphrase_correct", "warm_paraphrase_trained", "warm_paraphrase_echo")
+           "warm_accuracy", "warm_penalty", "warm_paraphrase_correct", "warm_paraphrase_trained", "warm_paraphrase_echo",
+           "warm_turn1", "warm_variants")
 
 
 def load_seeds(spec: str) -> tuple[str, dict, list[dict]]:

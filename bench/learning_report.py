@@ -48,7 +48,7 @@ def arm_figures(arm: dict) -> dict:
         "control_worst_change": _worst_control_change(before, after),
         "accuracy_before": curve(arm)[0]["accuracy"], "accuracy_after": curve(arm)[-1]["accuracy"],
         "banked_solved": arm["repair"]["solved_share"], "repaired_share": arm["repair"]["repaired_share"],
-        "failed_before": arm["repair"]["failed_before"],
+        "failed_before": arm["repair"]["failed_before"], "kept_solved": kept_solved(arm),
         # the group figures are shares of every batch generated: a step that redrew (redraw_uniform) counts each
         # batch it drew, dropped or kept (batch_mean); without redraws, the plain mean over the steps
         "zero_std": batch_mean(arm["metrics"], "frac_reward_zero_std"),
@@ -111,6 +111,15 @@ def arm_figures(arm: dict) -> dict:
         figures[f"free_accuracy_{when}"] = mean(a for row in deceptive for a in row.values()) if deceptive else None
         figures[f"free_penalty_{when}"] = headline_penalty(free["penalty"]) if free.get("penalty") else None
     return figures
+
+
+def kept_solved(arm: dict) -> float | None:
+    """Of the banking hunt's tasks solved at turn 1 (the hunt the repair figures count: before training, or after
+    the warm start), the share still solved at turn 1 after training: what training broke. None without any."""
+    banking = arm["warm_start"]["hunt"] if arm.get("banked_after_warm_start") else arm["before"]["hunt"]
+    after = {e["task_id"]: e["first"] for e in arm["after"]["hunt"]["episodes"]}
+    kept = [after[e["task_id"]] for e in banking["episodes"] if e["first"] and e["task_id"] in after]
+    return sum(kept) / len(kept) if kept else None
 
 
 def _uniform_steps(metrics: list[dict]) -> list[dict]:
@@ -415,6 +424,8 @@ def markdown_table(summary: dict) -> str:
                  f"{spread(agg['static']['banked_solved'])} |")
     lines.append(f"| banked rows marked repaired by fresh variants | – | {spread(agg['alice']['repaired_share'])} | "
                  f"{spread(agg['static']['repaired_share'])} |")
+    lines.append(f"| tasks that hunt solved at turn 1, still solved after | – | {spread(agg['alice']['kept_solved'])} | "
+                 f"{spread(agg['static']['kept_solved'])} |")
     lines.append(f"| mean frac_reward_zero_std (TRL: equal rewards) | – | {spread(agg['alice']['zero_std'], '.3f')} | "
                  f"{spread(agg['static']['zero_std'], '.3f')} |")
     lines.append(f"| mean share of groups with one outcome | – | {spread(agg['alice']['uniform'], '.3f')} | "

@@ -183,6 +183,18 @@ def test_the_hunt_after_the_warm_start_gives_its_figures_and_labels_the_banked_r
     assert "banked after the warm start" not in report.markdown_table(report.summarize(runs, None, _args(bench)))
 
 
+def test_the_share_of_solved_tasks_still_solved_after_training_is_of_the_hunt_the_repairs_count():
+    def hunt(*firsts):
+        return {"episodes": [{"task_id": f"t{i}", "first": first} for i, first in enumerate(firsts)]}
+
+    arm = _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5)
+    assert report.arm_figures(arm)["kept_solved"] is None  # the hunt solved nothing: nothing to keep
+    arm["before"]["hunt"], arm["after"]["hunt"] = hunt(True, True, False, True), hunt(True, False, True, True)
+    assert report.kept_solved(arm) == pytest.approx(2 / 3)  # t0 and t3 kept, t1 lost; t2 is a repair, not counted
+    arm["warm_start"], arm["banked_after_warm_start"] = {"hunt": hunt(False, True, True, False)}, True
+    assert report.kept_solved(arm) == 0.5  # of t1 (lost) and t2 (kept), the hunt after the warm start
+
+
 def test_banking_after_the_warm_start_is_passed_to_the_arms_and_refused_without_a_warm_start(bench, capsys):
     args = bench.parse_args(["--bank-after-warm-start"])
     assert bench.parse_args(bench.child_command(args, "static", 0, Path("x.json"))[2:]).bank_after_warm_start

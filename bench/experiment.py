@@ -64,7 +64,7 @@ class CurveRecorder:
 class WarmStartProbe:
     """Measures the model once the warm start has run, before GRPO's first step (the held-out report at
     ``n_per_cell`` and the paraphrase set): what the warm start alone did. With ``hunt`` ((episodes, seed)), it
-    also plays that hunt, which banks this model's failures, and scores fresh variants of them (``groups``). Added
+    also plays that hunt, which banks this model's failures, and scores fresh variants of them. Added
     after the trainer's own callbacks, so its ``on_train_begin`` runs after the warm start's; the time is taken out
     of training."""
 
@@ -73,7 +73,6 @@ class WarmStartProbe:
         self.tokenizer, self.settings, self.config, self.families = tokenizer, settings, config, families
         self.n_per_cell, self.paraphrases, self.services, self.hunt = n_per_cell, paraphrases, services, hunt
         self.point: dict[str, Any] | None = None
-        self.groups: list[list[Any]] = []
         self.seconds = 0.0
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
@@ -86,9 +85,8 @@ class WarmStartProbe:
         self.point = {"accuracy": report["accuracy"], "control": report["control"], "penalty": report["penalty"],
                       "paraphrases": said}
         if hunt:
-            self.groups = variant_groups(hunt["episodes"])
             self.point.update(hunt=hunt, variants=score_variants(model, self.tokenizer, self.services, self.config,
-                                                                 self.groups))
+                                                                 variant_groups(hunt["episodes"])))
         self.seconds = time.perf_counter() - started
         _log(f"{self.config.feed}: after the warm start, measured in {self.seconds:.0f} s")
 
@@ -128,8 +126,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         probe = lambda m: measure(m, tokenizer, services, config, families, hunt_episodes, seed,  # noqa: E731
                                   paraphrases)
         before = probe(model)
-        variants = variant_groups(before["hunt"]["episodes"])
         if not bank_after_warm_start:
+            variants = variant_groups(before["hunt"]["episodes"])
             before["variants"] = score_variants(model, tokenizer, services, config, variants)
             _log(f"{config.feed}: {sum(map(len, variants))} fresh variants of the failed tasks scored")
         run_id = services.runs.create(config.mode, config.to_dict())
@@ -144,7 +142,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         trainer.train()
         train_seconds = time.perf_counter() - started - curve.seconds - probe_warm.seconds
         banking = probe_warm.point["hunt"] if bank_after_warm_start else before["hunt"]
-        variants = probe_warm.groups if bank_after_warm_start else variants
+        variants = variant_groups(banking["episodes"])  # the same groups as before: their seeds are fixed
         after = probe(trainer.model)
         after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)
         _log(f"{config.feed}: the fresh variants scored again")

@@ -18,12 +18,7 @@ from alice_app.types import Task
 NAME = "exclusion_counting"
 # How each form negates a property, and how it repeats for a second one.
 FORMS = {"caps": ("are NOT", "NOT"), "lower": ("are not", "not"), "contraction": ("aren't", "aren't")}
-# A property: (its words, its kind, the kind's parameter): ("greater than 5", "greater", 5).
-Property = tuple[str, str, object]
-# Whether a number has a property of each kind (the parameter: k, m or the inclusive (low, high) range).
-TESTS: dict[str, Callable[[int, object], bool]] = {
-    "even": lambda x, _: x % 2 == 0, "odd": lambda x, _: x % 2 == 1, "greater": lambda x, k: x > k,
-    "less": lambda x, k: x < k, "multiple": lambda x, m: x % m == 0, "between": lambda x, r: r[0] <= x <= r[1]}
+Property = tuple[str, Callable[[int], bool]]
 # How the question is framed, with the NOT-clause before (start) or after (end) the list; the first is
 # every level's wording, the others say the same in other words (for the hunt's mutations and
 # TrainConfig.rephrase_share). {phrase}: "are NOT even"; {listed}: "3, 8, 5, 10".
@@ -51,26 +46,24 @@ def _properties(template: str, values: list[int], rng: Random,
     m = rng.choice((3, 4, 5))
     low, high = sorted(rng.sample(values, 2))
     slots = {"k": k, "m": m, "low": low, "high": high}
-    params = {"even": None, "odd": None, "greater": k, "less": k, "multiple": m, "between": (low, high)}
-    prop = {kind: (names[kind].format(**slots), kind, params[kind]) for kind in TESTS}
-    table = {"not_even": ("one", ["even"]), "not_odd": ("one", ["odd"]), "not_greater": ("one", ["greater"]),
-             "not_multiple": ("one", ["multiple"]), "not_between": ("one", ["between"]), "not_less": ("one", ["less"]),
-             "neither_even_nor_greater": ("neither", ["even", "greater"]),
-             "not_both_odd_and_less": ("both", ["odd", "less"]),
-             "neither_multiple_nor_less": ("neither", ["multiple", "less"])}
-    combine, kinds = table[template]
-    return combine, [prop[kind] for kind in kinds]
-
-
-def has_property(combine: str, properties: list[Property], number: int) -> bool:
-    """Whether ``number`` has the property the question negates (both of two, or either, as ``combine`` says)."""
-    hits = [TESTS[kind](number, param) for _, kind, param in properties]
-    return all(hits) if combine == "both" else any(hits)
+    word = {kind: text.format(**slots) for kind, text in names.items()}
+    even: Property = (word["even"], lambda x: x % 2 == 0)
+    odd: Property = (word["odd"], lambda x: x % 2 == 1)
+    greater: Property = (word["greater"], lambda x: x > k)
+    less: Property = (word["less"], lambda x: x < k)
+    multiple: Property = (word["multiple"], lambda x: x % m == 0)
+    between: Property = (word["between"], lambda x: low <= x <= high)
+    table = {"not_even": ("one", [even]), "not_odd": ("one", [odd]), "not_greater": ("one", [greater]),
+             "not_multiple": ("one", [multiple]), "not_between": ("one", [between]), "not_less": ("one", [less]),
+             "neither_even_nor_greater": ("neither", [even, greater]),
+             "not_both_odd_and_less": ("both", [odd, less]),
+             "neither_multiple_nor_less": ("neither", [multiple, less])}
+    return table[template]
 
 
 def positive_phrase(combine: str, properties: list[Property]) -> str:
     """The property itself, for the control twin: "are even", "are even or greater than 5"."""
-    names = [name for name, _, _ in properties]
+    names = [name for name, _ in properties]
     return {"one": f"are {names[0]}", "neither": f"are {names[0]} or {' '.join(names[1:])}",
             "both": f"are both {names[0]} and {names[-1]}"}[combine]
 
@@ -83,7 +76,7 @@ def ask(phrasing: str, position: str, phrase: str, listed: str) -> str:
 
 def negated_phrase(form: str, combine: str, properties: list[Property]) -> str:
     first, again = FORMS[form]
-    names = [name for name, _, _ in properties]
+    names = [name for name, _ in properties]
     if combine == "one":
         return f"{first} {names[0]}"
     if combine == "neither":
@@ -124,7 +117,8 @@ def generate(level: str, seed: int, params: dict) -> Task:
     key = wording_key(NAME, level, seed)
     free = config.wording == "free"
     combine, properties = _properties(config.template, values, rng, property_words(key) if free else PROPERTY_NAMES)
-    has = [has_property(combine, properties, x) for x in values]
+    has = [all(p(x) for _, p in properties) if combine == "both" else any(p(x) for _, p in properties)
+           for x in values]
     answer = has.count(False)
     phrase = negated_phrase(config.negation_form, combine, properties)
     listed = ", ".join(map(str, values))
@@ -135,9 +129,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
             "then count the numbers you did NOT mark.")
     metadata = {"template": config.template, "operands": values, "operator": "count", "distractors": [],
                 "counted": [x for x, hit in zip(values, has) if not hit],  # the numbers without the property
-                "positive": positive, "combine": combine,
-                "properties": [[kind, list(param) if isinstance(param, tuple) else param]
-                               for _, kind, param in properties],  # how the worked solution checks each number
+                "positive": positive,
                 "negated": True, "alternatives": [v for v in dict.fromkeys([len(values) - answer, len(values)])
                                                   if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,

@@ -60,42 +60,20 @@ def _ends(ordered: list) -> str:
 
 
 def _counting(task: Task) -> list[str]:
-    """One line a number, in the list's order: the check that decides it ("8 even", "7 > 5", "8 ÷ 3 leaves 2";
-    of two properties, only as many as decide), and, on each number counted, the running count ("8 even: 1"),
-    so that the last count is the answer."""
-    properties = task.metadata.get("properties")
-    if properties is None:  # stored before the family recorded its properties
+    counted, listed = task.metadata.get("counted"), task.metadata["operands"]
+    if counted is None:
         return []
-    from alice_app.tasks.exclusion_counting import TESTS
-
-    counting_the_property = bool(task.metadata.get("control_of"))  # the twin counts the numbers that have it
-    both, counted, steps = task.metadata["combine"] == "both", 0, []
-    for number in task.metadata["operands"]:
-        checks = []
-        for kind, param in properties:
-            hit = TESTS[kind](number, param)
-            checks.append(_check(kind, param, number))
-            if hit != both:  # one hit decides "either"; one miss decides "both"
-                break
-        if hit == counting_the_property:  # the deciding check's verdict is the number's
-            counted += 1
-            steps.append(f"{number} {' '.join(checks)}:{counted}")
-        else:
-            steps.append(f"{number} {' '.join(checks)}")
-    return steps
+    others = list(listed)
+    for number in counted:
+        others.remove(number)
+    named, listing = task.metadata["positive"], lambda numbers: ", ".join(map(str, numbers)) or "none"
+    if task.metadata.get("control_of"):  # the control twin counts the numbers that have the property
+        return [f"The numbers that {named}: {listing(others)}. {_that_many(others)}"]
+    return [f"The numbers that {named}: {listing(others)}.", f"The others: {listing(counted)}. {_that_many(counted)}"]
 
 
-def _check(kind: str, param, number: int) -> str:
-    """What ``number`` is against one property, in few tokens (a hard task's nine lines fit EVAL_MAX_TOKENS):
-    "even", ">5", "mult" (a multiple of the question's number), "not mult", "in" (inside the range), "<3"."""
-    if kind in ("even", "odd"):
-        return "even" if number % 2 == 0 else "odd"
-    if kind == "multiple":
-        return "mult" if number % param == 0 else "not mult"
-    if kind == "between":
-        low, high = param
-        return "in" if low <= number <= high else f"<{low}" if number < low else f">{high}"
-    return f"{'>' if number > param else '<' if number < param else '='}{param}"
+def _that_many(numbers: list) -> str:
+    return f"That is {len(numbers)} number{'' if len(numbers) == 1 else 's'}."
 
 
 def _double_negation(task: Task) -> list[str]:

@@ -154,7 +154,7 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
                   "curve": curve.points, "warm_start": probe_warm.point,
                   "metrics": services.runs.metrics(run_id), "train_seconds": train_seconds,
                   "curve_eval_seconds": curve.seconds, "final_levels": levels,
-                  "banked_failures": services.bank.query(page_size=1).total,
+                  "bank_rows_at_end": services.bank.query(page_size=1).total,  # every hunt's and the feed's
                   "banked_after_warm_start": bank_after_warm_start,
                   "repair": repair_loop(banking, after["hunt"], recheck.pop("repaired")),
                   "recheck": recheck}

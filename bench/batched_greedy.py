@@ -78,35 +78,22 @@ def replies(policy, asked, per_call: int) -> list[str]:
     return out
 
 
-def warm_started(model, tokenizer, config):
-    """``model`` with a fresh LoRA adapter fine-tuned on the worked solutions of ``config.warm_start_prompts``
-    tasks of the default families, asked as training asks them."""
-    from peft import get_peft_model
-    from transformers import set_seed
-
-    from alice_app.training.prompts import training_messages
-    from alice_app.training.warm_start import run_worked_start, warm_start_items
-
-    set_seed(config.seed)
-    model = get_peft_model(model, config.lora_config())
-    items = warm_start_items(config.training_families(), config.warm_start_prompts, config.seed,
-                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
-    run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate)
-    return model
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
+    from transformers import set_seed
+
     from alice_app.config import Settings
     from alice_app.training.config import TrainConfig
     from alice_app.training.evaluate import eval_policy
     from alice_app.training.runner import load_training_model
+    from bench.warm_start import warm_started
 
     settings = Settings.from_env()
     config = TrainConfig.from_dict({"warm_start_prompts": args.warm_start})
+    set_seed(config.seed)
     model, tokenizer = load_training_model(settings, config)
     if args.warm_start:
-        model = warm_started(model, tokenizer, config)
+        model, _ = warm_started(model, tokenizer, config)
     asked = prompts(args.n_per_cell)
     timed = {}
     for per_call in (1, args.batch):

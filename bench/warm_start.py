@@ -22,6 +22,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -68,28 +69,36 @@ def train_config(args: argparse.Namespace, seed: int):
     return TrainConfig.from_dict(values)
 
 
+def warm_started(model: Any, tokenizer: Any, config) -> tuple[Any, Any]:
+    """(``model`` with a fresh LoRA adapter fine-tuned on the worked solutions of ``config.warm_start_prompts``
+    training tasks of its families, as training asks them; the warm start's report)."""
+    from peft import get_peft_model
+
+    from alice_app.training.prompts import training_messages
+    from alice_app.training.warm_start import run_worked_start, warm_start_items
+
+    model = get_peft_model(model, config.lora_config())
+    items = warm_start_items(config.training_families(), config.warm_start_prompts, config.seed,
+                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
+    return model, run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
+                                   twins=config.warm_start_twins)
+
+
 def run(args: argparse.Namespace, config) -> dict:
     """One seed (``config``): teach, then measure."""
-    from peft import get_peft_model
     from transformers import set_seed
 
     from alice_app.config import Settings
     from alice_app.evaluation import mean_accuracy
     from alice_app.training.evaluate import eval_policy
-    from alice_app.training.prompts import training_messages
     from alice_app.training.runner import load_training_model
-    from alice_app.training.warm_start import run_worked_start, warm_start_items
     from bench.experiment import held_out_and_paraphrases
 
     settings = Settings.from_env()
     families = config.training_families()
     set_seed(config.seed)
     model, tokenizer = load_training_model(settings, config)
-    model = get_peft_model(model, config.lora_config())
-    items = warm_start_items(families, config.warm_start_prompts, config.seed,
-                             training_messages(config.no_format_share, config.rephrase_share, config.wording_share))
-    report = run_worked_start(model, tokenizer, items, learning_rate=config.fine_tune_learning_rate,
-                              twins=config.warm_start_twins)
+    model, report = warm_started(model, tokenizer, config)
     started = time.perf_counter()
     with eval_policy(model, tokenizer, settings) as policy:
         held, said = held_out_and_paraphrases(policy, families, args.eval_n_per_cell, config.eval_max_tokens,

@@ -40,7 +40,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def prompts(n_per_cell: int) -> list[tuple[str, list[dict], int, object]]:
     """(what, chat, max_tokens, judge) for every prompt the check plays: held-out tasks and their twins as the
-    evaluation asks them, and the paraphrases with the bench's 32 tokens more."""
+    evaluation asks them, and the paraphrases with the bench's ``PARAPHRASE_EXTRA_TOKENS`` more."""
     from alice_app.config import EVAL_MAX_TOKENS, HELD_OUT_SEED_START
     from alice_app.episode import new_episode
     from alice_app.evaluation import held_out_tasks
@@ -48,6 +48,7 @@ def prompts(n_per_cell: int) -> list[tuple[str, list[dict], int, object]]:
     from alice_app.tasks.controls import default_families
     from alice_app.tasks.registry import LEVELS, control_of, has_control
     from alice_app.verify.stack import VerifierStack
+    from bench.experiment import PARAPHRASE_EXTRA_TOKENS
     from bench.paraphrases import load_paraphrases
 
     verifier = VerifierStack()
@@ -56,7 +57,7 @@ def prompts(n_per_cell: int) -> list[tuple[str, list[dict], int, object]]:
     asked = [(task.id, new_episode(task).messages(), EVAL_MAX_TOKENS,
               lambda reply, task=task: verifier.verify(task, reply).is_correct) for task in tasks]
     rows = load_paraphrases()
-    asked += [(f"paraphrase {row['id']}", chat, EVAL_MAX_TOKENS + 32,
+    asked += [(f"paraphrase {row['id']}", chat, EVAL_MAX_TOKENS + PARAPHRASE_EXTRA_TOKENS,
                lambda reply, row=row: reply_verdicts(row, reply)["correct"])
               for row, chat in zip(rows, prompt_chats(rows))]
     return asked

@@ -26,6 +26,7 @@ from alice_app.training.runner import RunRequest, build_trainer, load_training_m
 
 
 HUNT_SLOTS = 32  # episodes played side by side (one generate call per turn): 32 is ~17 % faster than 8 on CPU
+PARAPHRASE_EXTRA_TOKENS = 32  # the paraphrases' wordings invite longer replies than the held-out tasks'
 
 
 def experiment_services(folder: Path) -> Any:
@@ -250,7 +251,8 @@ def held_out_and_paraphrases(policy: Any, families: list[str], n_per_cell: int, 
     from bench.paraphrases import load_paraphrases, run_paraphrases
 
     report = evaluate_report(policy, families, n_per_cell, max_tokens=max_tokens)
-    said = run_paraphrases(policy, max_tokens=max_tokens + 32, rows=spread_subset(load_paraphrases(), paraphrases))
+    said = run_paraphrases(policy, max_tokens=max_tokens + PARAPHRASE_EXTRA_TOKENS,
+                           rows=spread_subset(load_paraphrases(), paraphrases))
     return report, said
 
 

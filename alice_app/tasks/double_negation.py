@@ -2,7 +2,9 @@
 3 + 4. What is the answer?"
 
 Negations stack: an even number of them names the answer, an odd number rules the named candidate
-out. Hard levels nest three or four negations.
+out. Every level mixes both parities, so answering the named candidate is right only half the time: easy
+has one or two negations ("The answer is not 8." or the example above), medium two or three, hard three
+or four. Three candidates (``three_way``) take an even count only (ruling one out would leave two).
 """
 from __future__ import annotations
 
@@ -17,18 +19,19 @@ from alice_app.types import Task
 
 NAME = "double_negation"
 FORMS = {"not_true": "it is not true that", "not_case": "it is not the case that", "false": "it is false that"}
-# template -> (candidate shapes, sharing the same operands when "shared", negation depth)
+# template -> (candidate shapes, sharing the same operands when "shared", the negation counts drawn from)
 TEMPLATES = {
-    "numbers": ((None, None), False, 2),
-    "sum_or_diff": (("add", "sub"), True, 2),
-    "two_sums": (("add", "add"), False, 2),
-    "sum_or_product": (("add", "mul"), True, 2),
-    "three_way": (("add", "sub", "mul"), True, 2),
-    "product_or_diff": (("mul", "sub"), True, 2),
-    "triple": (("mul", "add"), True, 3),
-    "quadruple": (("add", "mul"), True, 4),
-    "triple_paren": (("paren_mul", "mixed"), True, 3),
+    "numbers": ((None, None), False, (1, 2)),
+    "sum_or_diff": (("add", "sub"), True, (1, 2)),
+    "two_sums": (("add", "add"), False, (1, 2)),
+    "sum_or_product": (("add", "mul"), True, (2, 3)),
+    "three_way": (("add", "sub", "mul"), True, (2,)),
+    "product_or_diff": (("mul", "sub"), True, (2, 3)),
+    "triple": (("mul", "add"), True, (3,)),
+    "quadruple": (("add", "mul"), True, (4,)),
+    "triple_paren": (("paren_mul", "mixed"), True, (3,)),
 }
+MAX_NEGATIONS = 4
 # How the candidates are offered and the question asked (the negation sentence is the same in all);
 # the first is every level's wording, the others say the same in other words (for the hunt's
 # mutations and TrainConfig.rephrase_share). {n}: how many; {options}: "3 + 4 or 3 × 4"; {both}: "… and …".
@@ -47,6 +50,8 @@ class DoubleNegationConfig:
     negation_form: str = field(default="not_true", metadata={"help": "the outer negation: " + ", ".join(FORMS)})
     operand_digits: int = field(default=1, metadata={"help": "digits per operand (1-3)"})
     clause_position: str = field(default="end", metadata={"help": "negation before (start) or after (end) the candidates"})
+    negations: int = field(default=0, metadata={"help": f"how many negations stack (1-{MAX_NEGATIONS}; odd rules the "
+                                                "named candidate out); 0 = drawn from the template's counts"})
     phrasing: str = field(default="one_of", metadata={"help": "how the candidates are offered: " + ", ".join(PHRASINGS)})
     wording: str = field(default="template", metadata={"help": "how the question is worded: " + ", ".join(WORDINGS)
                                                        + " (free: composed from many frames)"})
@@ -56,6 +61,10 @@ class DoubleNegationConfig:
         check_choice("negation_form", self.negation_form, tuple(FORMS))
         check_int("operand_digits", self.operand_digits, 1, 3)
         check_choice("clause_position", self.clause_position, CLAUSE_POSITIONS)
+        check_int("negations", self.negations, 0, MAX_NEGATIONS)
+        if self.negations % 2 and len(TEMPLATES[self.template][0]) != 2:
+            raise ValueError(f"template {self.template} offers {len(TEMPLATES[self.template][0])} candidates: "
+                             f"an odd number of negations would leave more than one; got negations={self.negations}")
         check_choice("phrasing", self.phrasing, tuple(PHRASINGS))
         check_choice("wording", self.wording, WORDINGS)
         return self
@@ -86,7 +95,8 @@ def offer(phrasing: str, texts: list[str]) -> tuple[str, str]:
 
 
 def negation_sentence(form: str, depth: int, named: str) -> str:
-    sentence = " ".join([FORMS[form]] * (depth - 1)) + f" the answer is not {named}."
+    """``depth`` negations about ``named``: ``depth - 1`` of ``form`` around "the answer is not <named>."."""
+    sentence = " ".join([*[FORMS[form]] * (depth - 1), f"the answer is not {named}."])
     return sentence[0].upper() + sentence[1:]
 
 
@@ -94,8 +104,8 @@ def generate(level: str, seed: int, params: dict) -> Task:
     rng = Random(seed)
     config = DoubleNegationConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
     texts, operands = candidates(config.template, rng, config.operand_digits)
-    depth = TEMPLATES[config.template][2]
     named = rng.randrange(len(texts))
+    depth = config.negations or rng.choice(TEMPLATES[config.template][2])
     values = [evaluate(t) for t in texts]
     # Even depth: the negations cancel and the named candidate is the answer. Odd: it is ruled
     # out, and with two candidates the other one remains.
@@ -114,7 +124,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
                 "negated": True, "alternatives": [v for v in values if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
                            "operand_digits": config.operand_digits, "clause_position": config.clause_position,
-                           "phrasing": config.phrasing, "wording": config.wording}}
+                           "negations": depth, "phrasing": config.phrasing, "wording": config.wording}}
     return make_task(NAME, level, seed, params, question=question, answer=answer, hint=hint, metadata=metadata)
 
 
@@ -131,7 +141,7 @@ FAMILY = register(Family(
     name=NAME,
     description="Resolve stacked negations to find which candidate value is meant",
     generate=generate,
-    params=("template", "negation_form", "operand_digits", "clause_position", "phrasing", "wording"),
+    params=("template", "negation_form", "operand_digits", "clause_position", "negations", "phrasing", "wording"),
     choices={"negation_form": tuple(FORMS), "operand_digits": (1, 2, 3), "clause_position": CLAUSE_POSITIONS,
              "phrasing": tuple(PHRASINGS), "wording": WORDINGS},
 ))

@@ -84,6 +84,7 @@ def _double_negation(task: Task) -> list[str]:
     if task.metadata.get("control_of"):  # the control twin names the answer outright
         return working(str(chosen[0]))
     rule = (f"{depth} negations cancel out, so the answer is {named}." if depth % 2 == 0 else
+            f"1 negation: the answer is not {named}, so it is {chosen[0]}." if depth == 1 else
             f"{depth} negations leave one: the answer is not {named}, so it is {chosen[0]}.")
     return [rule, *working(str(chosen[0]))]
 

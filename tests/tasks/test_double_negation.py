@@ -1,5 +1,8 @@
 from alice_app.tasks import generate_task
+import pytest
+
 from alice_app.tasks._arith import evaluate
+from alice_app.tasks.solutions import worked_solution
 
 
 def test_negation_parity_decides_the_answer():
@@ -19,5 +22,34 @@ def test_wording_counts_the_negations():
 
 
 def test_the_issue_example_shape():
-    task = generate_task("double_negation", "easy", 1, template="numbers")
+    task = generate_task("double_negation", "easy", 1, template="numbers", negations=2)
     assert "It is not true that the answer is not" in task.prompt
+
+
+def test_every_level_mixes_both_parities_so_the_named_candidate_is_no_shortcut():
+    for level in ("easy", "medium", "hard"):
+        tasks = [generate_task("double_negation", level, seed) for seed in range(200)]
+        depths = {task.metadata["negation_depth"] for task in tasks}
+        assert {depth % 2 for depth in depths} == {0, 1}, (level, depths)
+        named_right = sum(str(evaluate(task.metadata["named"])) == task.answer for task in tasks) / len(tasks)
+        assert 0.25 <= named_right <= 0.75, (level, named_right)
+
+
+def test_one_negation_rules_the_named_candidate_out_in_words_and_working():
+    task = generate_task("double_negation", "easy", 3, template="numbers", negations=1)
+    named, other = task.metadata["named"], next(c for c in task.metadata["candidates"] if c != task.metadata["named"])
+    assert f". The answer is not {named}." in task.prompt and task.answer == other
+    assert worked_solution(task).splitlines()[0] == f"1 negation: the answer is not {named}, so it is {other}."
+    assert task.metadata["params"]["negations"] == 1
+
+
+def test_the_count_does_not_change_the_candidates_of_a_seed():
+    one, two = (generate_task("double_negation", "medium", 5, negations=n) for n in (2, 3))
+    assert one.metadata["candidates"] == two.metadata["candidates"] and one.answer != two.answer
+
+
+def test_an_odd_count_with_three_candidates_is_refused():
+    with pytest.raises(ValueError, match="more than one"):
+        generate_task("double_negation", "medium", 0, template="three_way", negations=3)
+    with pytest.raises(ValueError, match="negations"):
+        generate_task("double_negation", "easy", 0, negations=5)

@@ -23,6 +23,7 @@ from alice_app.training.feed import CoevolvingFeed, static_items
 from alice_app.tasks.wordings import worded_families
 from alice_app.training.rewards import make_reward_function
 from alice_app.training.runner import RunRequest, build_trainer, load_training_model
+from bench.learning_report import banking_hunt
 
 
 HUNT_SLOTS = 32  # episodes played side by side (one generate call per turn): 32 is ~17 % faster than 8 on CPU
@@ -142,7 +143,8 @@ def run_arm(feed: str, steps: int, seed: int, eval_n_per_cell: int, curve_n_per_
         started = time.perf_counter()
         trainer.train()
         train_seconds = time.perf_counter() - started - curve.seconds - probe_warm.seconds
-        banking = probe_warm.point["hunt"] if bank_after_warm_start else before["hunt"]
+        banking = banking_hunt({"before": before, "warm_start": probe_warm.point,
+                                "banked_after_warm_start": bank_after_warm_start})
         variants = variant_groups(banking["episodes"])  # the same groups as before: their seeds are fixed
         after = probe(trainer.model)
         after["variants"] = score_variants(trainer.model, tokenizer, services, config, variants)

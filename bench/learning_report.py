@@ -113,12 +113,17 @@ def arm_figures(arm: dict) -> dict:
     return figures
 
 
+def banking_hunt(arm: dict) -> dict:
+    """The hunt whose failures an arm's repair figures count: the one after the warm start when the arm banked
+    there (``--bank-after-warm-start``), else the one before training."""
+    return arm["warm_start"]["hunt"] if arm.get("banked_after_warm_start") else arm["before"]["hunt"]
+
+
 def kept_solved(arm: dict) -> float | None:
-    """Of the banking hunt's tasks solved at turn 1 (the hunt the repair figures count: before training, or after
-    the warm start), the share still solved at turn 1 after training: what training broke. None without any."""
-    banking = arm["warm_start"]["hunt"] if arm.get("banked_after_warm_start") else arm["before"]["hunt"]
+    """Of the banking hunt's tasks solved at turn 1, the share still solved at turn 1 after training: what
+    training broke. None without any."""
     after = {e["task_id"]: e["first"] for e in arm["after"]["hunt"]["episodes"]}
-    kept = [after[e["task_id"]] for e in banking["episodes"] if e["first"] and e["task_id"] in after]
+    kept = [after[e["task_id"]] for e in banking_hunt(arm)["episodes"] if e["first"] and e["task_id"] in after]
     return sum(kept) / len(kept) if kept else None
 
 

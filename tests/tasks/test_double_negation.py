@@ -1,6 +1,6 @@
-from alice_app.tasks import generate_task
 import pytest
 
+from alice_app.tasks import generate_task
 from alice_app.tasks._arith import evaluate
 from alice_app.tasks.solutions import worked_solution
 

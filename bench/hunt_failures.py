@@ -52,12 +52,11 @@ def main(argv=None) -> int:
     except (OSError, ValueError, KeyError) as exc:
         parser.error(str(exc))
     for spec, seeds in counted.items():
-        families = sorted({family for seed in seeds for family in seed})
-        total = [sum(seed.get(f, (0, 0))[i] for seed in seeds for f in families) for i in (0, 1)]
-        print(f"{spec} ({args.hunt} hunt, {len(seeds)} seed(s)): {total[0]} of {total[1]} failed at turn 1")
-        for family in families:
-            failed = sum(seed.get(family, (0, 0))[0] for seed in seeds)
-            played = sum(seed.get(family, (0, 0))[1] for seed in seeds)
+        summed = {family: tuple(sum(seed.get(family, (0, 0))[i] for seed in seeds) for i in (0, 1))
+                  for family in sorted({family for seed in seeds for family in seed})}
+        failed, played = (sum(counts[i] for counts in summed.values()) for i in (0, 1))
+        print(f"{spec} ({args.hunt} hunt, {len(seeds)} seed(s)): {failed} of {played} failed at turn 1")
+        for family, (failed, played) in summed.items():
             print(f"  {family}: {failed} of {played}")
     return 0
 

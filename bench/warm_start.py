@@ -3,6 +3,7 @@
     python bench/warm_start.py --seed 0                  # seven families, 128 tasks: ~15 minutes on one core
     python bench/warm_start.py --seeds 3 --out w.json    # seeds 0, 1, 2 in turn: judges a change worth a few prompts
     python bench/warm_start.py --prompts 16 --eval-n-per-cell 2 --paraphrases 12      # a pipeline check
+    python bench/warm_start.py --from-raw s0.json s12.json --out w.json   # seeds run side by side, joined
 
 The embedded model gets a fresh LoRA adapter (seeded) and one epoch of fine-tuning on the worked solutions
 (alice_app/tasks/solutions.py) of ``--prompts`` training tasks in all their wordings, with a recipe's learning
@@ -43,7 +44,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
                         help="a TrainConfig setting on top of the recipe (repeatable)")
     parser.add_argument("--out", help="write the summary and the paraphrase replies to this JSON file")
+    parser.add_argument("--from-raw", nargs="+", metavar="RAW.json", help="measure nothing: join the seeds of "
+                        "earlier --out files (run side by side) and recompute the figures across them")
     args = parser.parse_args(argv)
+    missing = [raw for raw in args.from_raw or () if not Path(raw).is_file()]
+    if missing:
+        parser.error(f"--from-raw: no such file: {', '.join(missing)}")
     if min(args.prompts, args.eval_n_per_cell, args.seeds) < 1 or args.paraphrases < 0:
         parser.error("--prompts, --eval-n-per-cell and --seeds must be >= 1, --paraphrases >= 0")
     try:
@@ -128,14 +134,26 @@ def across_seeds(runs: list[dict]) -> dict:
     return {name: stats([pick(run, path) for run in runs]) for name, path in SUMMED_UP.items()}
 
 
+def joined_runs(raws: list[str]) -> list[dict]:
+    """The seeds of earlier ``--out`` files, in order; a seed that two files hold is refused."""
+    runs = [run for raw in raws for run in json.loads(Path(raw).read_text(encoding="utf-8"))["runs"]]
+    seeds = [run["seed"] for run in runs]
+    if len(set(seeds)) != len(seeds):
+        raise SystemExit(f"--from-raw: a seed appears twice across the files (seeds {seeds})")
+    return runs
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
-    runs = []
-    for config in args.configs:
+    runs = joined_runs(args.from_raw) if args.from_raw else []
+    result = {"across_seeds": across_seeds(runs), "runs": runs}
+    for config in [] if args.from_raw else args.configs:
         runs.append(run(args, config))
         result = {"across_seeds": across_seeds(runs), "runs": runs}
         if args.out:  # after every seed, so a stopped run keeps what it measured
             Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    if args.from_raw and args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
     brief = {"across_seeds": result["across_seeds"],
              "runs": [{key: value for key, value in run.items() if key != "replies"} for run in runs]}
     print(json.dumps(brief, indent=1))

@@ -34,6 +34,23 @@ def test_the_figures_a_change_is_judged_by_are_summed_up_over_the_seeds(bench):
     assert summary["mean_penalty"]["mean"] == 0.2 and summary["mean_penalty"]["values"] == [0.2, None]
 
 
+def test_seeds_run_side_by_side_are_joined_and_summed_up_again(bench, tmp_path, capsys):
+    def raw(name, *seeds):
+        runs = [{"seed": seed, "paraphrases": {"correct": 0.5 + seed / 10, "echo_distractor": 0.1},
+                 "mean_accuracy": 0.6, "mean_penalty": 0.1, "replies": []} for seed in seeds]
+        (tmp_path / name).write_text(json.dumps({"across_seeds": bench.across_seeds(runs), "runs": runs}))
+        return str(tmp_path / name)
+
+    joined = tmp_path / "joined.json"
+    assert bench.main(["--from-raw", raw("a.json", 0), raw("b.json", 1, 2), "--out", str(joined)]) == 0
+    written = json.loads(joined.read_text())
+    assert [run["seed"] for run in written["runs"]] == [0, 1, 2]
+    assert written["across_seeds"]["paraphrases_correct"]["mean"] == pytest.approx(0.6)
+    assert json.loads(capsys.readouterr().out)["across_seeds"] == written["across_seeds"]
+    with pytest.raises(SystemExit, match="a seed appears twice"):
+        bench.main(["--from-raw", raw("c.json", 0), raw("d.json", 0)])
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--prompts", "0"], "--prompts, --eval-n-per-cell and --seeds must be >= 1"),
     (["--seeds", "0"], "--seeds must be >= 1"),
@@ -42,6 +59,7 @@ def test_the_figures_a_change_is_judged_by_are_summed_up_over_the_seeds(bench):
     (["--set", "learning_rate=fast"], "learning_rate must be a number"),
     (["--config", "/nonexistent.yaml"], "does not exist"),
     (["--out", "/tmp"], "--out must be a file in an existing folder"),
+    (["--from-raw", "/nonexistent.json"], "--from-raw: no such file: /nonexistent.json"),
 ])
 def test_bad_arguments_fail_before_anything_loads(bench, argv, message, capsys):
     with pytest.raises(SystemExit) as raised:

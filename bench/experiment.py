@@ -249,12 +249,16 @@ def held_out_and_paraphrases(policy: Any, families: list[str], n_per_cell: int, 
                              paraphrases: int | None = None) -> tuple[dict, dict]:
     """(the held-out report, the paraphrase scores with their replies) of ``policy``, greedy: ``n_per_cell``
     tasks per cell and ``paraphrases`` prompts spread over the set (None or 0: all), paraphrases given 32
-    tokens more (their wordings invite longer replies)."""
-    from bench.paraphrases import load_paraphrases, run_paraphrases
+    tokens more (their wordings invite longer replies). With double_negation among ``families``, the scores
+    hold the hand-written negation-parity set under "negation_parity" (as many of its prompts, at most all)."""
+    from bench.paraphrases import PARITY_PATH, load_paraphrases, run_paraphrases
 
     report = evaluate_report(policy, families, n_per_cell, max_tokens=max_tokens)
-    said = run_paraphrases(policy, max_tokens=max_tokens + PARAPHRASE_EXTRA_TOKENS,
-                           rows=spread_subset(load_paraphrases(), paraphrases))
+    tokens = max_tokens + PARAPHRASE_EXTRA_TOKENS
+    said = run_paraphrases(policy, max_tokens=tokens, rows=spread_subset(load_paraphrases(), paraphrases))
+    if "double_negation" in families:
+        said["negation_parity"] = run_paraphrases(
+            policy, max_tokens=tokens, rows=spread_subset(load_paraphrases(PARITY_PATH), paraphrases))
     return report, said
 
 

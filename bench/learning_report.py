@@ -18,6 +18,14 @@ def mean(values) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def parity_shares(measured: dict | None) -> tuple[float | None, float | None]:
+    """(odd, even): the correct shares of the hand-written negation-parity set's prompts with an odd and with an
+    even count of negations; None where it was not measured (no double_negation, or a run before the set)."""
+    parity = ((measured or {}).get("paraphrases") or {}).get("negation_parity") or {}
+    by_idea = parity.get("by_idea", {})
+    return by_idea.get("odd_negations"), by_idea.get("even_negations")
+
+
 def curve(arm: dict) -> list[dict]:
     """(step, penalty, accuracy): before at step 0, the evaluations during training, after at the end."""
     points = [(0, arm["before"]["penalty"], arm["before"]["accuracy"])]
@@ -96,11 +104,13 @@ def arm_figures(arm: dict) -> dict:
     figures["banked_after_warm_start"] = float(bool(arm.get("banked_after_warm_start")))
     figures["warm_paraphrase_trained"] = (mean(warm["paraphrases"].get("by_idea", {}).get(i) for i in trained_ideas(families))
                                           if warm else None)
+    figures["warm_parity_odd"], figures["warm_parity_even"] = parity_shares(warm)
     for when, measured in (("before", before), ("after", after)):
         figures[f"paraphrase_correct_{when}"] = measured["paraphrases"]["correct"]
         figures[f"paraphrase_echo_{when}"] = measured["paraphrases"]["echo_distractor"]
         by_idea = measured["paraphrases"].get("by_idea", {})
         figures[f"paraphrase_trained_{when}"] = mean(by_idea.get(i) for i in trained_ideas(families))
+        figures[f"parity_odd_{when}"], figures[f"parity_even_{when}"] = parity_shares(measured)
         figures[f"prompt_number_{when}"] = measured["shortcuts"]["prompt_number"]
         figures[f"self_contradiction_{when}"] = measured["shortcuts"]["self_contradiction"]
         figures[f"turn1_{when}"] = measured["hunt"]["turn1"]
@@ -397,6 +407,8 @@ HEADLINES = [("distraction penalty, mean of core × easy/medium", "penalty", ".3
              ("paraphrase set: correct", "paraphrase_correct", ".2f"),
              ("paraphrase set: echoes a distractor", "paraphrase_echo", ".2f"),
              ("paraphrases of the trained families' ideas: correct", "paraphrase_trained", ".2f"),
+             ("hand-written negations, odd count (named one ruled out): correct", "parity_odd", ".2f"),
+             ("hand-written negations, even count (named one meant): correct", "parity_even", ".2f"),
              ("wrong answers that are a prompt number", "prompt_number", ".2f"),
              ("replies contradicting their own last result", "self_contradiction", ".2f"),
              ("hunt tasks solved at turn 1", "turn1", ".2f"), ("hunt tasks solved by turn 5", "by_turn5", ".2f"),
@@ -450,8 +462,8 @@ def markdown_table(summary: dict) -> str:
 
 
 # The headline figures that arm_figures also measures right after the warm start ("warm_" + their key).
-WARM_KEYS = ("penalty", "accuracy", "paraphrase_correct", "paraphrase_echo", "paraphrase_trained", "turn1", "by_turn5",
-             "variants")
+WARM_KEYS = ("penalty", "accuracy", "paraphrase_correct", "paraphrase_echo", "paraphrase_trained", "parity_odd",
+             "parity_even", "turn1", "by_turn5", "variants")
 WARM_FIGURES = [(label, f"warm_{key}", spec) for label, key, spec in HEADLINES if key in WARM_KEYS] + [
     ("minutes of warm start", "warm_start_minutes", ".1f"), ("CPU-minutes of warm start", "warm_start_cpu_minutes", ".1f")]
 

@@ -12,6 +12,9 @@ import re
 from pathlib import Path
 
 PATH = Path(__file__).resolve().parent / "data" / "paraphrases.jsonl"
+# Stacked negations, half with an odd count and half with an even one (bench/data/build_paraphrases.py): answering
+# the named candidate scores 0.5 on it, counting the negations 1.0.
+PARITY_PATH = PATH.with_name("negation_parity.jsonl")
 # The task family each idea paraphrases: a run trained on some families is judged on their ideas too.
 IDEA_FAMILIES = {"negated_sum": "negation_arithmetic", "false_claim": "false_claim",
                  "not_the_extreme": "negated_comparison", "double_negation": "double_negation",

@@ -119,7 +119,9 @@ def run(args: argparse.Namespace, config) -> dict:
 
 
 SUMMED_UP = {"paraphrases_correct": ("paraphrases", "correct"), "paraphrases_echo": ("paraphrases", "echo_distractor"),
-             "mean_accuracy": ("mean_accuracy",), "mean_penalty": ("mean_penalty",)}
+             "mean_accuracy": ("mean_accuracy",), "mean_penalty": ("mean_penalty",),
+             "parity_odd": ("paraphrases", "negation_parity", "by_idea", "odd_negations"),
+             "parity_even": ("paraphrases", "negation_parity", "by_idea", "even_negations")}
 
 
 def across_seeds(runs: list[dict]) -> dict:

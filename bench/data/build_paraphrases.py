@@ -1,15 +1,22 @@
-"""Build bench/data/paraphrases.jsonl: hand-written prompts in wordings no task template uses.
+"""Build the hand-written prompt sets under bench/data, in wordings no task template uses:
+
+* paraphrases.jsonl: the six deceptive ideas (the learning bench's "paraphrase set");
+* negation_parity.jsonl: stacked negations about one of two candidates, as many with an odd count (the named
+  candidate is ruled out) as with an even one (it is the answer), so answering the named candidate scores 0.5
+  and only counting the negations scores more. Its ideas are the parity ("odd_negations", "even_negations").
 
 Each entry carries the hand-computed answer AND a Python expression computing it; the build
-refuses to write the file if the two disagree, so every answer is checked twice. The set is
+refuses to write a file if the two disagree, so every answer is checked twice. The sets are
 never trained on (nothing in alice_app reads bench/data). Rerun: ``python bench/data/build_paraphrases.py``.
 """
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 OUT = Path(__file__).with_name("paraphrases.jsonl")
+PARITY_OUT = Path(__file__).with_name("negation_parity.jsonl")
 FMT_A = "Finish with 'Answer:' followed by the number."
 FMT_B = "Reply with the number alone."
 FMT_C = "Put the final number after 'Answer:'."
@@ -91,20 +98,76 @@ ENTRIES = [
 ]
 
 
-def build() -> list[dict]:
+# Two candidates, one claim under 1-4 negations (the count in the comment: each of not, n't, false, untrue,
+# error, mistaken, incorrect, refuse, deny, dispute, never, no one, nobody negates once); the distractor is the
+# other candidate. Odd: the named candidate is ruled out.
+ODD, EVEN = "odd_negations", "even_negations"
+NEGATION_WORDS = re.compile(r"\bnot\b|n't|\bfalse\b|untrue|\berror\b|mistaken|incorrect|refuse|\bdeny\b|disput|"
+                            r"\bnever\b|no one|nobody", re.IGNORECASE)
+PARITY_ENTRIES = [
+    # 1 negation
+    (ODD, "Pick from 6 and 11. The one we want is not 6. Which number do we want?", 11, "11", [6]),
+    (ODD, "Two options are on the table: 5 + 3 and 5 - 3. The correct one isn't 5 + 3. Give its value.", 2, "5 - 3", [8]),
+    (ODD, "Of 4 × 2 and 4 + 2, exactly one is right, and 4 × 2 is not that one. Reply with the right one's value.",
+     6, "4 + 2", [8]),
+    (ODD, "The secret number is 14 or 19, but definitely not 19. What is the secret number?", 14, "14", [19]),
+    (ODD, f"We need either 7 + 7 or 7 × 3. We don't need 7 + 7. Compute the value we need. {FMT_A}", 21, "7 * 3", [14]),
+    (ODD, "The prize is 9 - 6 or 9 + 6, and the prize is not 9 - 6. How big is the prize?", 15, "9 + 6", [3]),
+    # 2 negations
+    (EVEN, "It's false that 12 isn't our number. The options were 12 and 20. What is our number?", 12, "12", [20]),
+    (EVEN, "Either 3 + 6 or 3 × 6. I can't agree that it's not 3 × 6. Which value is it?", 18, "3 * 6", [9]),
+    (EVEN, "The total is 8 + 5 or 8 - 5. It would be an error to think the total is not 8 - 5. Give the total.",
+     3, "8 - 5", [13]),
+    (EVEN, "Between 16 and 10, it is untrue that the winner is not 10. Name the winner.", 10, "10", [16]),
+    (EVEN, f"We have 2 × 7 and 2 + 7. Saying the value is not 2 + 7 would be incorrect. What is the value? {FMT_B}",
+     9, "2 + 7", [14]),
+    (EVEN, "Candidates: 15 and 4. I refuse to accept that 15 is not the answer. What is the answer?", 15, "15", [4]),
+    # 3 negations
+    (ODD, "Possible: 7 or 13. It is untrue that it's false that 7 isn't the answer. What is the answer?",
+     13, "13", [7]),
+    (ODD, "Choose between 6 + 2 and 6 × 2. It would be an error to claim it is false that the value is not 6 × 2. "
+     "What is the value?", 8, "6 + 2", [12]),
+    (ODD, "Either 11 or 5 is correct. I don't accept that it's untrue that 11 isn't correct. Which is correct?",
+     5, "5", [11]),
+    (ODD, "The number is 3 × 3 or 3 + 3. No one disputes that the number isn't 3 + 3. What is the number?",
+     9, "3 * 3", [6]),
+    (ODD, f"Options: 17 and 8. You'd be mistaken to deny that 17 is not the one. Which is the one? {FMT_B}",
+     8, "8", [17]),
+    (ODD, f"The sum is 4 + 9 or 4 + 8. It's false that it's false that the sum is not 4 + 9. Give the sum. {FMT_C}",
+     12, "4 + 8", [13]),
+    # 4 negations
+    (EVEN, "Two guesses, 10 and 6. Nobody can deny that it's false that 10 isn't the answer. What is the answer?",
+     10, "10", [6]),
+    (EVEN, "Pick 5 + 4 or 5 × 4. I won't accept that it's untrue that it's false that the pick is not 5 × 4. "
+     "What is the pick worth?", 20, "5 * 4", [9]),
+    (EVEN, "Between 14 and 7, it is never false that it's untrue that 14 isn't the one. Which is the one?",
+     14, "14", [7]),
+    (EVEN, "The value is 8 - 2 or 8 + 2. No one could deny it's an error to say the value is not 8 - 2. "
+     "What is the value?", 6, "8 - 2", [10]),
+    (EVEN, f"Options: 3 and 18. It's false that it's untrue that it's false that 3 is not the answer. What is the "
+     f"answer? {FMT_A}", 3, "3", [18]),
+    (EVEN, "Either 2 × 8 or 2 + 8 is right. I refuse to deny that it's untrue that 2 × 8 isn't right. "
+     "Which is right?", 16, "2 * 8", [10]),
+]
+
+
+def build(entries: list = ENTRIES, prefix: str = "p") -> list[dict]:
     rows = []
-    for index, (idea, prompt, hand, check, distractors) in enumerate(ENTRIES):
+    for index, (idea, prompt, hand, check, distractors) in enumerate(entries):
         computed = eval(check, {"__builtins__": {}}, {"sum": sum, "max": max, "min": min, "sorted": sorted, "range": range})  # noqa: S307 (our own constants)
         if computed != hand:
             raise AssertionError(f"entry {index} ({prompt!r}): hand answer {hand} != computed {computed}")
         if hand in distractors:
             raise AssertionError(f"entry {index}: a distractor equals the answer")
-        rows.append({"id": f"p{index:02d}-{idea}", "prompt": prompt, "answer": str(hand),
+        negations = len(NEGATION_WORDS.findall(prompt))
+        if idea in (ODD, EVEN) and (negations % 2 == 1) != (idea == ODD):
+            raise AssertionError(f"entry {index} ({prompt!r}): {negations} negation words, filed as {idea}")
+        rows.append({"id": f"{prefix}{index:02d}-{idea}", "prompt": prompt, "answer": str(hand),
                      "distractors": [str(d) for d in distractors], "idea": idea})
     return rows
 
 
 if __name__ == "__main__":
-    rows = build()
-    OUT.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    print(f"wrote {len(rows)} prompts to {OUT}")
+    for out, rows in ((OUT, build()), (PARITY_OUT, build(PARITY_ENTRIES, "n"))):
+        out.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        print(f"wrote {len(rows)} prompts to {out}")

@@ -420,6 +420,16 @@ def test_free_wording_figures_come_from_the_free_report_and_are_missing_in_older
     assert figures["free_accuracy_before"] is None
 
 
+def test_the_negation_parity_figures_are_its_odd_and_even_shares_and_missing_where_not_asked():
+    arm = _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5)
+    assert report.arm_figures(arm)["parity_odd_after"] is None  # no double_negation, or a raw from before the set
+    arm["after"]["paraphrases"]["negation_parity"] = {"correct": 0.5, "by_idea": {"odd_negations": 0.25,
+                                                                                  "even_negations": 0.75}}
+    figures = report.arm_figures(arm)
+    assert (figures["parity_odd_after"], figures["parity_even_after"]) == (0.25, 0.75)
+    assert figures["parity_odd_before"] is None and figures["warm_parity_odd"] is None
+
+
 def test_the_warm_start_figures_come_from_the_measure_after_it_and_are_missing_without_one():
     arm = _arm(0.0, [(5, 0.4)], 0.6, [0.1], 0.5)
     assert report.arm_figures(arm)["warm_accuracy"] is None  # no warm start, or a raw run from before the measure

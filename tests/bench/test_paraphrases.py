@@ -8,7 +8,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 from alice_app.prompt_sets import score_replies
-from bench.paraphrases import PATH, load_paraphrases
+from bench.paraphrases import PARITY_PATH, PATH, load_paraphrases
 from alice_app.tasks import family_names, generate_task
 from alice_app.tasks._common import ANSWER_FORMAT
 from alice_app.types import LEVELS
@@ -47,8 +47,23 @@ def test_file_is_what_the_checked_builder_writes():
     assert [json.loads(line) for line in PATH.read_text().splitlines()] == rows
 
 
+def test_the_negation_parity_set_is_balanced_checked_and_what_the_builder_writes():
+    """Answering the named candidate must score exactly 0.5 on it: as many odd counts as even ones, every prompt
+    with two candidates (the answer and one distractor, the other candidate)."""
+    builder = _builder()
+    rows = load_paraphrases(PARITY_PATH)
+    assert [json.loads(line) for line in PARITY_PATH.read_text().splitlines()] == builder.build(builder.PARITY_ENTRIES, "n")
+    ideas = [row["idea"] for row in rows]
+    assert len(rows) >= 24 and ideas.count("odd_negations") == ideas.count("even_negations") == len(rows) // 2
+    for row in rows:
+        assert len(row["distractors"]) == 1 and row["answer"] not in row["distractors"]
+    wrong_parity = [("odd_negations", "Pick 3 or 4. It is untrue that the pick isn't 3. Which?", 4, "4", [3])]
+    with pytest.raises(AssertionError, match="2 negation words, filed as odd_negations"):
+        builder.build(wrong_parity, "n")
+
+
 def test_no_prompt_is_a_template_output():
-    prompts = {row["prompt"] for row in load_paraphrases()}
+    prompts = {row["prompt"] for row in load_paraphrases() + load_paraphrases(PARITY_PATH)}
     for family in family_names():
         for level in LEVELS:
             for seed in range(40):

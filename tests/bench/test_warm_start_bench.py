@@ -72,14 +72,17 @@ def test_a_tiny_run_teaches_and_measures_for_real(tmp_path):
     out = tmp_path / "warm.json"
     completed = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "warm_start.py"), "--prompts", "4", "--eval-n-per-cell", "1",
-         "--paraphrases", "6", "--families", "negation_arithmetic", "plain_arithmetic", "--out", str(out)],
+         "--paraphrases", "6", "--families", "double_negation", "plain_arithmetic", "--out", str(out)],
         capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr[-3000:]
     written = json.loads(out.read_text())
     [result] = written["runs"]
     assert written["across_seeds"]["paraphrases_correct"]["values"] == [result["paraphrases"]["correct"]]
     assert result["warm_start"]["warm_start_kept"] >= 8 and result["warm_start"]["warm_start_steps"] >= 2
-    assert set(result["accuracy"]) == {"negation_arithmetic", "plain_arithmetic"}
-    assert set(result["control"]) == {"negation_arithmetic"} and result["mean_penalty"] is not None
+    assert set(result["accuracy"]) == {"double_negation", "plain_arithmetic"}
+    assert set(result["control"]) == {"double_negation"} and result["mean_penalty"] is not None
     assert result["paraphrases"]["n"] == 6 and len(result["replies"]) == 6
+    parity = result["paraphrases"]["negation_parity"]  # double_negation trained: the parity set is asked too
+    assert parity["n"] == 6 and set(parity["by_idea"]) == {"odd_negations", "even_negations"} and parity["replies"]
+    assert written["across_seeds"]["parity_odd"]["values"] == [parity["by_idea"]["odd_negations"]]
     assert json.loads(completed.stdout)["runs"][0]["mean_accuracy"] == result["mean_accuracy"]

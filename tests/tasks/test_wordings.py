@@ -7,7 +7,7 @@ from alice_app.tasks import generate_task
 from alice_app.tasks._common import ANSWER_FORMAT
 from alice_app.tasks.registry import control_of
 from alice_app.tasks.wordings import compose
-from bench.paraphrases import shared_ngrams
+from bench.paraphrases import PARITY_PATH, load_paraphrases, shared_ngrams
 
 FREE_FAMILIES = ("negation_arithmetic", "false_claim", "distractor_order_of_ops")
 LEVELS = ("easy", "medium", "hard")
@@ -108,4 +108,5 @@ def test_no_free_wording_shares_a_four_word_run_with_the_held_out_paraphrases():
     tasks = [free for _, free in free_tasks((*FREE_FAMILIES, *CHOICE_FAMILIES, "double_negation"), seeds=range(400))]
     prompts = {question(task) for task in tasks} | {question(control_of(task)) for task in tasks}
     assert shared_ngrams(prompts, 4) == set()
+    assert shared_ngrams(prompts, 4, rows=load_paraphrases(PARITY_PATH)) == set()  # the negation-parity set too
     assert shared_ngrams(["Someone insists the total is 12. They are wrong."], 4)  # the check can see overlap

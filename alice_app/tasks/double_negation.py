@@ -117,8 +117,8 @@ def generate(level: str, seed: int, params: dict) -> Task:
         negation = negation_sentence(config.negation_form, depth, texts[named])
         parts = [negation, choice] if config.clause_position == "start" else [choice, negation]
         question = " ".join([*parts, ask])
-    hint = ('Write the claim as one "not" per negation and cancel them in pairs: "not not" says nothing, '
-            'one "not" left rules the named value out. Then evaluate the candidate that remains.')
+    hint = ("Count the negations. An even number of them cancels out and confirms the named value; an "
+            "odd number rules it out. Then evaluate the candidate that remains.")
     metadata = {"template": config.template, "operands": operands, "operator": texts[named],
                 "candidates": texts, "named": texts[named], "negation_depth": depth, "distractors": [],
                 "negated": True, "alternatives": [v for v in values if v != answer],

@@ -250,7 +250,8 @@ def held_out_and_paraphrases(policy: Any, families: list[str], n_per_cell: int, 
     """(the held-out report, the paraphrase scores with their replies) of ``policy``, greedy: ``n_per_cell``
     tasks per cell and ``paraphrases`` prompts spread over the set (None or 0: all), paraphrases given 32
     tokens more (their wordings invite longer replies). With double_negation among ``families``, the scores
-    hold the hand-written negation-parity set under "negation_parity" (as many of its prompts, at most all)."""
+    hold the hand-written negation-parity set under "negation_parity" (``paraphrases`` of its prompts, spread the
+    same way)."""
     from bench.paraphrases import PARITY_PATH, load_paraphrases, run_paraphrases
 
     report = evaluate_report(policy, families, n_per_cell, max_tokens=max_tokens)

@@ -145,19 +145,25 @@ def joined_runs(raws: list[str]) -> list[dict]:
     return runs
 
 
+def summed_up(runs: list[dict], out: str | None) -> dict:
+    """The runs and their figures across seeds, written to ``out`` when given."""
+    result = {"across_seeds": across_seeds(runs), "runs": runs}
+    if out:
+        Path(out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return result
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
-    runs = joined_runs(args.from_raw) if args.from_raw else []
-    result = {"across_seeds": across_seeds(runs), "runs": runs}
-    for config in [] if args.from_raw else args.configs:
-        runs.append(run(args, config))
-        result = {"across_seeds": across_seeds(runs), "runs": runs}
-        if args.out:  # after every seed, so a stopped run keeps what it measured
-            Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
-    if args.from_raw and args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    if args.from_raw:
+        result = summed_up(joined_runs(args.from_raw), args.out)
+    else:
+        runs: list[dict] = []
+        for config in args.configs:
+            runs.append(run(args, config))
+            result = summed_up(runs, args.out)  # after every seed, so a stopped run keeps what it measured
     brief = {"across_seeds": result["across_seeds"],
-             "runs": [{key: value for key, value in run.items() if key != "replies"} for run in runs]}
+             "runs": [{key: value for key, value in run.items() if key != "replies"} for run in result["runs"]]}
     print(json.dumps(brief, indent=1))
     return 0
 

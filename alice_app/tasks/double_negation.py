@@ -4,7 +4,9 @@
 Negations stack: an even number of them names the answer, an odd number rules the named candidate
 out. Every level mixes both parities, so answering the named candidate is right only half the time: easy
 has one or two negations ("The answer is not 8." or the example above), medium two or three, hard three
-or four. Three candidates (``three_way``) take an even count only (ruling one out would leave two).
+or four. Three candidates (``three_way``) take an even count only (ruling one out would leave two). Each
+level also offers two plain numbers (``numbers``, ``deep_numbers``, ``deeper_numbers``), so its depth of
+negation is asked with no arithmetic at all.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ FORMS = {"not_true": "it is not true that", "not_case": "it is not the case that
 # template -> (candidate shapes, sharing the same operands when "shared", the negation counts drawn from)
 TEMPLATES = {
     "numbers": ((None, None), False, (1, 2)),
+    "deep_numbers": ((None, None), False, (2, 3)),
+    "deeper_numbers": ((None, None), False, (3, 4)),
     "sum_or_diff": (("add", "sub"), True, (1, 2)),
     "two_sums": (("add", "add"), False, (1, 2)),
     "sum_or_product": (("add", "mul"), True, (2, 3)),
@@ -131,9 +135,10 @@ def generate(level: str, seed: int, params: dict) -> Task:
 LEVEL_TABLE = {
     "easy": {"template": ("numbers", "sum_or_diff", "two_sums"), "negation_form": ("not_true",),
              "operand_digits": (1,), "clause_position": ("end",)},
-    "medium": {"template": ("sum_or_product", "three_way", "product_or_diff"), "negation_form": tuple(FORMS),
+    "medium": {"template": ("sum_or_product", "three_way", "product_or_diff", "deep_numbers"),
+               "negation_form": tuple(FORMS),
                "operand_digits": (1,), "clause_position": ("start", "end")},
-    "hard": {"template": ("triple", "quadruple", "triple_paren"), "negation_form": tuple(FORMS),
+    "hard": {"template": ("triple", "quadruple", "triple_paren", "deeper_numbers"), "negation_form": tuple(FORMS),
              "operand_digits": (1,), "clause_position": ("start", "end")},
 }
 

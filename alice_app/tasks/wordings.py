@@ -197,12 +197,15 @@ NEGATION_OFFERS = (
     ("Pick the answer from {both}.", "Write the value you picked."),
     ("Consider {both}; only one is meant.", "Compute the meant one."),
 )
-# One negation each, wrapped around the claim after it ("it is wrong to say that <claim>").
+# One negation each, wrapped around the claim after it ("it is wrong to say that <claim>"): statements that
+# something is false, contractions, and verbs that reject a claim.
 NEGATORS = ("it is wrong to say that", "it would be a mistake to claim that", "it is incorrect that",
-            "it is a falsehood that", "nobody could truthfully say that", "it is not so that")
+            "it is a falsehood that", "nobody could truthfully say that", "it is not so that",
+            "it isn't true that", "it doesn't hold that", "we reject the idea that", "don't believe that",
+            "you can't say that", "there's no truth in saying that")
 # The innermost claim: one negation that rules {named} out, or (a control twin, no negation) names it.
 RULED_OUT_CLAIMS = ("{named} isn't it", "the answer differs from {named}", "the answer isn't {named}",
-                    "{named} is the wrong one")
+                    "{named} is the wrong one", "the answer can't be {named}", "{named} doesn't fit")
 AFFIRMED_CLAIMS = ("{named} is the answer", "the answer equals {named}", "the right one is {named}",
                    "{named} is the one meant")
 # The extremes a comparison names (negated_comparison.TEMPLATES), each in several words.

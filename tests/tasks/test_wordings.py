@@ -87,20 +87,24 @@ def test_the_claimed_and_ruled_out_distractions_read_differently():
         compose("add", (3, 4), "3 + 4", distractors=(8,), kind="rumour")
 
 
+# Every word that negates in the free double_negation wordings (wordings.NEGATORS, RULED_OUT_CLAIMS).
+NEGATION = re.compile(r"\bnot\b|n't|wrong|mistake|incorrect|falsehood|nobody|differs|reject|no truth", re.I)
+
+
 def test_the_double_negation_is_worded_freely_with_as_many_negations_and_its_twin_names_the_answer():
     shapes = set()
     for template, free in free_tasks(("double_negation",), seeds=range(60)):
         assert free.answer == template.answer and free.metadata["candidates"] == template.metadata["candidates"]
         text, twin = question(free), question(control_of(free))
         assert free.prompt != template.prompt and all(c in text for c in free.metadata["candidates"]), text
-        negations = len(re.findall(r"\bnot\b|n't|wrong|mistake|incorrect|falsehood|nobody|differs", text, re.I))
+        negations = len(NEGATION.findall(text))
         assert negations == free.metadata["negation_depth"], text
-        assert control_of(free).answer == free.answer and not re.search(
-            r"\bnot\b|n't|wrong|mistake|incorrect|falsehood|nobody|differs", twin, re.I), twin
+        assert control_of(free).answer == free.answer and not NEGATION.search(twin), twin
         shapes.add(re.sub(r"\d+", "#", text))
     assert len(shapes) >= 120
     named = generate_task("double_negation", "hard", 1, template="triple", wording="free")
-    assert question(named).startswith("It is wrong to say that it is wrong to say that 2 + 8 is the wrong one.")
+    assert question(named).startswith(
+        "It is wrong to say that it would be a mistake to claim that 2 + 8 doesn't fit.")
     assert named.answer == "16"
 
 

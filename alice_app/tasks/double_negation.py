@@ -16,7 +16,7 @@ from random import Random
 from alice_app.tasks._arith import SHAPES, evaluate, render, sample_operands
 from alice_app.tasks._common import CLAUSE_POSITIONS, check_choice, check_int, join_numbers, make_task, resolve
 from alice_app.tasks.registry import Family, register
-from alice_app.tasks.wordings import WORDINGS, negation_cues, negation_question, wording_key
+from alice_app.tasks.wordings import WORDINGS, negation_question, wording_key
 from alice_app.types import Task
 
 NAME = "double_negation"
@@ -124,8 +124,7 @@ def generate(level: str, seed: int, params: dict) -> Task:
     hint = ("Count the negations. An even number of them cancels out and confirms the named value; an "
             "odd number rules it out. Then evaluate the candidate that remains.")
     metadata = {"template": config.template, "operands": operands, "operator": texts[named],
-                "candidates": texts, "named": texts[named], "negation_depth": depth,
-                "negation_cues": negation_cues(question), "distractors": [],
+                "candidates": texts, "named": texts[named], "negation_depth": depth, "distractors": [],
                 "negated": True, "alternatives": [v for v in values if v != answer],
                 "params": {"template": config.template, "negation_form": config.negation_form,
                            "operand_digits": config.operand_digits, "clause_position": config.clause_position,

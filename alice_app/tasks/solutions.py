@@ -10,8 +10,8 @@ by construction; the warm start (``TrainConfig.warm_start_source="worked"``) tea
   order with their ends named ("16 < 93: smaller 16, larger 93.") and which of them the
   question rules out ("93 is the larger, so the answer is 16.");
 * exclusion_counting: the numbers that have the property, the others, and how many the others are;
-* double_negation: the words that negate, in the order they come ("Negations: wrong, not."), how many there
-  are, whether they cancel, which candidate that leaves, and its working;
+* double_negation: how many negations there are, whether they cancel, which candidate that leaves, and its
+  working;
 * a control twin: the same, less the negation (the values in order and their ends, the numbers that have the
   property, the named candidate);
 * any other task (reasoning-gym adapters): the answer line alone.
@@ -86,9 +86,7 @@ def _double_negation(task: Task) -> list[str]:
     rule = (f"{depth} negations cancel out, so the answer is {named}." if depth % 2 == 0 else
             f"1 negation: the answer is not {named}, so it is {chosen[0]}." if depth == 1 else
             f"{depth} negations leave one: the answer is not {named}, so it is {chosen[0]}.")
-    cues = task.metadata.get("negation_cues")  # absent from tasks banked before the field existed
-    listed = [f"Negations: {', '.join(cues)}."] if cues else []
-    return [*listed, rule, *working(str(chosen[0]))]
+    return [rule, *working(str(chosen[0]))]
 
 
 _BY_OPERATOR = {"compare": _comparison, "count": _counting}

@@ -16,7 +16,6 @@ written to avoid the wordings of the hand-written paraphrase set (bench/data/par
 """
 from __future__ import annotations
 
-import re
 from random import Random
 from typing import Sequence
 
@@ -204,9 +203,6 @@ NEGATORS = ("it is wrong to say that", "it would be a mistake to claim that", "i
             "it is a falsehood that", "nobody could truthfully say that", "it is not so that",
             "it isn't true that", "it doesn't hold that", "we reject the idea that", "don't believe that",
             "you can't say that", "there's no truth in saying that")
-# A word that negates, in NEGATORS, RULED_OUT_CLAIMS and double_negation's template sentences.
-NEGATION_CUE = re.compile(r"\b(?:\w+n't|not|no|nobody|wrong|mistake|incorrect|false|falsehood|differs|reject)\b",
-                          re.IGNORECASE)
 # The innermost claim: one negation that rules {named} out, or (a control twin, no negation) names it.
 RULED_OUT_CLAIMS = ("{named} isn't it", "the answer differs from {named}", "the answer isn't {named}",
                     "{named} is the wrong one", "the answer can't be {named}", "{named} doesn't fit")
@@ -282,11 +278,6 @@ def counting_question(listed: str, positive: str, negated: str | None, key: str)
     frame = twin_frame if negated is None else task_frame
     question = frame.format(listed=listed, positive=positive, negated=negated)
     return question[:1].upper() + question[1:]
-
-
-def negation_cues(text: str) -> list[str]:
-    """The words of ``text`` that negate, in reading order: ["wrong", "mistake", "doesn't"]."""
-    return [cue.lower() for cue in NEGATION_CUE.findall(text)]
 
 
 def negation_question(texts: Sequence[str], named: str, depth: int, key: str) -> str:

@@ -21,17 +21,6 @@ def test_wording_counts_the_negations():
     assert task.metadata["negation_depth"] == 4
 
 
-def test_the_negating_words_are_kept_in_reading_order_one_a_negation_in_either_wording():
-    for wording in ("template", "free"):
-        for level in ("easy", "medium", "hard"):
-            for seed in range(100):
-                task = generate_task("double_negation", level, seed, wording=wording)
-                assert len(task.metadata["negation_cues"]) == task.metadata["negation_depth"], task.prompt
-    free = generate_task("double_negation", "hard", 1, template="triple", wording="free")
-    assert free.metadata["negation_cues"] == ["wrong", "mistake", "doesn't"]
-    assert worked_solution(free).splitlines()[0] == "Negations: wrong, mistake, doesn't."
-
-
 def test_the_issue_example_shape():
     task = generate_task("double_negation", "easy", 1, template="numbers", negations=2)
     assert "It is not true that the answer is not" in task.prompt
@@ -50,7 +39,7 @@ def test_one_negation_rules_the_named_candidate_out_in_words_and_working():
     task = generate_task("double_negation", "easy", 3, template="numbers", negations=1)
     named, other = task.metadata["named"], next(c for c in task.metadata["candidates"] if c != task.metadata["named"])
     assert f". The answer is not {named}." in task.prompt and task.answer == other
-    assert worked_solution(task).splitlines()[:2] == ["Negations: not.", f"1 negation: the answer is not {named}, so it is {other}."]
+    assert worked_solution(task).splitlines()[0] == f"1 negation: the answer is not {named}, so it is {other}."
     assert task.metadata["params"]["negations"] == 1
 
 

@@ -6,7 +6,8 @@
 A double_negation task names one candidate ("It is not true that the answer is not 8."); an even number of
 negations makes it the answer, an odd number rules it out. A model that ignores the negations and answers the
 named candidate scores, per level, the share of tasks with an even count. Until 2026-12-07 easy and medium
-always had two negations, so that shortcut scored 1.0 there; now every level mixes both parities. Prints,
+always had two negations, so that shortcut scored 1.0 there; then every level mixed both parities (0.40 / 0.70 /
+0.20 on 10 held-out tasks a level, runs 47-50); now the parity alternates with the seed, so it scores 0.50. Prints,
 per level, the share of the held-out tasks (``alice_app.evaluation.held_out_tasks``, the seeds every bench
 evaluates on) whose answer is the named candidate, and how many negations they have.
 """

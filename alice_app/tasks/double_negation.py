@@ -2,9 +2,11 @@
 3 + 4. What is the answer?"
 
 Negations stack: an even number of them names the answer, an odd number rules the named candidate
-out. Every level mixes both parities, so answering the named candidate is right only half the time: easy
-has one or two negations ("The answer is not 8." or the example above), medium two or three, hard three
-or four. Three candidates (``three_way``) take an even count only (ruling one out would leave two). Each
+out. The count's parity follows the seed (odd seeds an odd count, even seeds an even one), so any run of
+consecutive seeds, such as a held-out cell, is half one and half the other and answering the named candidate
+scores exactly half: easy has one or two negations ("The answer is not 8." or the example above), medium two
+or three, hard three or four. Three candidates (``three_way``) take an even count only (ruling one out would
+leave two); a template or count given by hand is kept even where it breaks the alternation. Each
 level also offers two plain numbers (``numbers``, ``deep_numbers``, ``deeper_numbers``), so its depth of
 negation is asked with no arithmetic at all.
 """
@@ -104,12 +106,21 @@ def negation_sentence(form: str, depth: int, named: str) -> str:
     return sentence[0].upper() + sentence[1:]
 
 
+def with_parity(counts: tuple[int, ...], parity: int) -> tuple[int, ...]:
+    """The negation counts of ``counts`` whose parity is ``parity`` (1: odd)."""
+    return tuple(count for count in counts if count % 2 == parity)
+
+
 def generate(level: str, seed: int, params: dict) -> Task:
     rng = Random(seed)
-    config = DoubleNegationConfig(level=level, **resolve(rng, LEVEL_TABLE[level], params)).validate()
+    parity = seed % 2  # consecutive seeds alternate, so a held-out cell is half odd, half even
+    options = {**LEVEL_TABLE[level], "template": tuple(
+        name for name in LEVEL_TABLE[level]["template"] if with_parity(TEMPLATES[name][2], parity))}
+    config = DoubleNegationConfig(level=level, **resolve(rng, options, params)).validate()
     texts, operands = candidates(config.template, rng, config.operand_digits)
     named = rng.randrange(len(texts))
-    depth = config.negations or rng.choice(TEMPLATES[config.template][2])
+    counts = TEMPLATES[config.template][2]
+    depth = config.negations or rng.choice(with_parity(counts, parity) or counts)  # a template given by hand
     values = [evaluate(t) for t in texts]
     # Even depth: the negations cancel and the named candidate is the answer. Odd: it is ruled
     # out, and with two candidates the other one remains.

@@ -3,11 +3,11 @@ import pytest
 from bench.named_candidate import main, named_share
 
 
-def test_the_named_candidate_is_no_longer_right_on_every_task_of_a_level():
+def test_the_named_candidate_is_right_on_exactly_half_of_every_level():
     cells = named_share(40)
     assert set(cells) == {"easy", "medium", "hard"}
     for level, (share, depths) in cells.items():
-        assert 0.2 <= share <= 0.8, (level, share)
+        assert share == 0.5, (level, share)
         assert sum(depths.values()) == 40 and {depth % 2 for depth in depths} == {0, 1}, (level, depths)
     assert set(cells["easy"][1]) == {1, 2}
 

@@ -1,5 +1,6 @@
 import pytest
 
+from alice_app.config import HELD_OUT_SEED_START
 from alice_app.tasks import generate_task
 from alice_app.tasks._arith import evaluate
 from alice_app.tasks.solutions import worked_solution
@@ -26,13 +27,20 @@ def test_the_issue_example_shape():
     assert "It is not true that the answer is not" in task.prompt
 
 
-def test_every_level_mixes_both_parities_so_the_named_candidate_is_no_shortcut():
+def test_the_parity_alternates_with_the_seed_so_the_named_candidate_scores_half_of_any_run_of_seeds():
     for level in ("easy", "medium", "hard"):
-        tasks = [generate_task("double_negation", level, seed) for seed in range(200)]
-        depths = {task.metadata["negation_depth"] for task in tasks}
-        assert {depth % 2 for depth in depths} == {0, 1}, (level, depths)
-        named_right = sum(str(evaluate(task.metadata["named"])) == task.answer for task in tasks) / len(tasks)
-        assert 0.25 <= named_right <= 0.75, (level, named_right)
+        for start in (0, 7, HELD_OUT_SEED_START):  # a held-out cell is ten consecutive seeds
+            tasks = [generate_task("double_negation", level, seed) for seed in range(start, start + 10)]
+            assert [task.metadata["negation_depth"] % 2 for task in tasks] == [seed % 2 for seed in range(start, start + 10)]
+            assert sum(str(evaluate(task.metadata["named"])) == task.answer for task in tasks) == 5, (level, start)
+    for level, counts in (("easy", {1, 2}), ("medium", {2, 3}), ("hard", {3, 4})):
+        assert {generate_task("double_negation", level, seed).metadata["negation_depth"] for seed in range(200)} == counts
+
+
+def test_a_template_given_by_hand_keeps_its_counts_on_either_seed():
+    assert {generate_task("double_negation", "medium", seed, template="three_way").metadata["negation_depth"]
+            for seed in range(6)} == {2}
+    assert generate_task("double_negation", "hard", 1, negations=4).metadata["negation_depth"] == 4
 
 
 def test_one_negation_rules_the_named_candidate_out_in_words_and_working():

@@ -48,7 +48,7 @@ def test_the_working_of_each_kind():
     assert worked_steps(control_of(count)) == ["The numbers that are greater than 2: 4, 3, 6. That is 3 numbers."]
     one = control_of(generate_task("exclusion_counting", "easy", 3))  # how many of 1, 8, 5 and 9 are even?
     assert worked_steps(one) == ["The numbers that are even: 8. That is 1 number."]
-    triple = generate_task("double_negation", "hard", 5)  # three negations of "3 + 2 × 6"
+    triple = generate_task("double_negation", "hard", 5, template="triple_paren")  # three negations of "3 + 2 × 6"
     assert worked_steps(triple) == ["3 negations leave one: the answer is not 3 + 2 × 6, so it is (3 + 2) × 6.",
                                     "(3 + 2) × 6 = 5 × 6", "5 × 6 = 30"]
     second = generate_task("negated_comparison", "hard", 5)  # not the smallest, not one of the two largest

@@ -120,7 +120,8 @@ def generate(level: str, seed: int, params: dict) -> Task:
     texts, operands = candidates(config.template, rng, config.operand_digits)
     named = rng.randrange(len(texts))
     counts = TEMPLATES[config.template][2]
-    depth = config.negations or rng.choice(with_parity(counts, parity) or counts)  # a template given by hand
+    # all its counts where a template given by hand offers none of the seed's parity (three_way on an odd seed)
+    depth = config.negations or rng.choice(with_parity(counts, parity) or counts)
     values = [evaluate(t) for t in texts]
     # Even depth: the negations cancel and the named candidate is the answer. Odd: it is ruled
     # out, and with two candidates the other one remains.

@@ -45,7 +45,9 @@ def load_replies(spec: str, stage: str, which: str = "paraphrases") -> tuple[str
             raise ValueError(f"{path}: not a bench/warm_start.py raw (a learning raw needs :ARM)")
         label = seeds_label(label or Path(path).stem, len(runs))
         scored = [{**run["paraphrases"], "replies": run["replies"]} for run in runs]
-    replies = [(one.get("negation_parity") or {} if which == "parity" else one).get("replies") for one in scored]
+    if which == "parity":
+        scored = [one.get("negation_parity") or {} for one in scored]
+    replies = [one.get("replies") for one in scored]
     if any(r is None for r in replies):
         raise ValueError(f"{spec}: the {stage!r} stage kept no {which} replies (runs before 2026-12-05 kept none for "
                          "warm_start; the parity set is asked from 2026-12-07 on, when double_negation is trained)")
